@@ -1,0 +1,175 @@
+// npm run bench:ingest [-- --duration 10 --connections 32 --runs 3]
+// Starts the real service (embedded SQLite, synchronous=FULL) and a bare node:http server,
+// drives each from a separate load process (wrk) and prints requests/s, p50/p99 latency,
+// peak RSS and the service/bare ratio. Numbers are medians over the runs.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(import.meta.dirname, '..');
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    runs: { type: 'string', default: '3' },
+  },
+});
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const runs = Number(values.runs);
+
+if (spawnSync('wrk', ['--version']).error) {
+  console.error('bench:ingest needs wrk (Debian: apt-get install -y wrk)');
+  process.exit(1);
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-bench-'));
+const env = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  HOST: '127.0.0.1',
+  // Keep the limiter in the request path but far above the offered load.
+  RATE_LIMIT_PER_MINUTE: '100000000',
+};
+
+const quick = JSON.parse(
+  execFileSync(path.join(root, 'bin/healthspan'), ['quickstart', '--name', 'bench'], {
+    env,
+    encoding: 'utf8',
+  }),
+);
+const body = JSON.parse(fs.readFileSync(path.join(root, 'examples/submission.json'), 'utf8'));
+body.partnerId = quick.partnerId;
+const bodyFile = path.join(dataDir, 'body.json');
+fs.writeFileSync(bodyFile, JSON.stringify(body));
+
+function startProcess(args, extraEnv) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      env: { ...env, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.on('error', reject);
+    resolve(child);
+  });
+}
+
+async function waitFor(url) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const res = await fetch(url);
+      if (res.status < 500) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no answer from ${url}`);
+}
+
+function peakRssMb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+function wrk(url, apiKey) {
+  const out = execFileSync(
+    'wrk',
+    [
+      '-t1',
+      `-c${connections}`,
+      `-d${duration}s`,
+      '--latency',
+      '-s',
+      path.join(import.meta.dirname, 'ingest-load.lua'),
+      url,
+      '--',
+      apiKey,
+      bodyFile,
+    ],
+    { encoding: 'utf8' },
+  );
+  const line = out.split('\n').find((l) => l.startsWith('WRK_JSON '));
+  const r = JSON.parse(line.slice('WRK_JSON '.length));
+  return {
+    rps: r.requests / (r.durationUs / 1e6),
+    p50ms: r.p50Us / 1000,
+    p99ms: r.p99Us / 1000,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    requests: r.requests,
+  };
+}
+
+async function measure(name, args, port, urlPath, apiKey) {
+  const child = await startProcess(args, { PORT: String(port) });
+  try {
+    await waitFor(`http://127.0.0.1:${port}/health`);
+    // Warm-up: JIT, caches, SQLite pages.
+    execFileSync('wrk', [
+      '-t1',
+      `-c${connections}`,
+      '-d2s',
+      '-s',
+      path.join(import.meta.dirname, 'ingest-load.lua'),
+      `http://127.0.0.1:${port}${urlPath}`,
+      '--',
+      apiKey,
+      bodyFile,
+    ]);
+    const results = [];
+    for (let i = 0; i < runs; i++) results.push(wrk(`http://127.0.0.1:${port}${urlPath}`, apiKey));
+    const median = (k) => results.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(results.length / 2)];
+    return {
+      name,
+      rps: median('rps'),
+      p50ms: median('p50ms'),
+      p99ms: median('p99ms'),
+      peakRssMb: peakRssMb(child.pid),
+      non2xx: results.reduce((s, r) => s + r.non2xx, 0),
+      errors: results.reduce((s, r) => s + r.errors, 0),
+      requests: results.reduce((s, r) => s + r.requests, 0),
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+}
+
+const bare = await measure(
+  'bare node:http',
+  [path.join(import.meta.dirname, 'bare-server.mjs')],
+  18181,
+  '/',
+  quick.apiKey,
+);
+const service = await measure(
+  'healthspan (SQLite FULL)',
+  [path.join(root, 'dist/server.js')],
+  18182,
+  '/v1/submissions',
+  quick.apiKey,
+);
+
+// Every acknowledged submission must be in the database.
+const Database = (await import('better-sqlite3')).default;
+const db = new Database(path.join(dataDir, 'healthspan.sqlite'), { readonly: true });
+const stored = db.prepare('select count(*) n from submissions').get().n;
+db.close();
+
+const fmt = (r) =>
+  `${r.name.padEnd(26)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50ms.toFixed(2).padStart(6)} ms   p99 ${r.p99ms
+    .toFixed(2)
+    .padStart(
+      6,
+    )} ms   peak RSS ${r.peakRssMb.toFixed(0).padStart(4)} MB   non-2xx ${r.non2xx}   socket errors ${r.errors}`;
+console.log(
+  `\nbench:ingest  ${connections} connections, ${duration}s x ${runs} runs (median), wrk -t1, ${os.cpus().length} cores`,
+);
+console.log(fmt(bare));
+console.log(fmt(service));
+console.log(`ratio service/bare: ${(service.rps / bare.rps).toFixed(3)}  (target >= 0.15, stretch 0.20)`);
+console.log(`submissions stored: ${stored} (acknowledged during measured runs and warm-up)`);
+fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,102 @@
+import type { AccountsRepository, StoredKey } from '../store/repositories/accounts.js';
+import { hashApiKey, hashesEqual, looksLikeApiKey } from './api-keys.js';
+
+export interface Principal {
+  keyId: string;
+  partnerId: string;
+  tenantId: string;
+}
+
+export type AuthOutcome =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: 'missing' | 'invalid' | 'revoked' | 'expired' | 'inactive' };
+
+export interface AuthenticatorOptions {
+  /** How long a verified key is trusted without reading the database again. */
+  cacheTtlMs?: number;
+  /** How often the shared auth epoch is read; a revocation anywhere is seen within this. */
+  epochCheckMs?: number;
+  maxEntries?: number;
+  clock?: () => number;
+}
+
+interface CacheEntry {
+  key: StoredKey;
+  cachedAt: number;
+}
+
+/**
+ * Resolves a presented API key to its principal. Verified keys are cached so the database is
+ * off the hot path; every revocation or tenant change bumps a shared epoch in the database,
+ * and a changed epoch empties the cache, so revocation takes effect within `epochCheckMs`
+ * in every process (immediately in the process that sees the change first).
+ */
+export class Authenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+  private epoch = -1;
+  private epochCheckedAt = Number.NEGATIVE_INFINITY;
+  private readonly cacheTtlMs: number;
+  private readonly epochCheckMs: number;
+  private readonly maxEntries: number;
+  private readonly clock: () => number;
+
+  constructor(
+    private readonly accounts: AccountsRepository,
+    options: AuthenticatorOptions = {},
+  ) {
+    this.cacheTtlMs = options.cacheTtlMs ?? 30_000;
+    this.epochCheckMs = options.epochCheckMs ?? 1_000;
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  async authenticate(presented: string | undefined): Promise<AuthOutcome> {
+    if (presented === undefined || presented === '') return { ok: false, reason: 'missing' };
+    if (!looksLikeApiKey(presented)) return { ok: false, reason: 'invalid' };
+    const hash = hashApiKey(presented);
+    const now = this.clock();
+    await this.refreshEpoch(now);
+
+    let entry = this.cache.get(hash);
+    if (entry && now - entry.cachedAt > this.cacheTtlMs) {
+      this.cache.delete(hash);
+      entry = undefined;
+    }
+    if (!entry) {
+      const stored = await this.accounts.findKeyByHash(hash);
+      // The index lookup is by hash; the final comparison is constant-time all the same.
+      if (!stored || !hashesEqual(stored.keyHash, hash)) return { ok: false, reason: 'invalid' };
+      entry = { key: stored, cachedAt: now };
+      this.remember(hash, entry);
+    }
+    const key = entry.key;
+    if (key.revokedAt !== null) return { ok: false, reason: 'revoked' };
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return { ok: false, reason: 'expired' };
+    if (!key.tenantActive) return { ok: false, reason: 'inactive' };
+    return { ok: true, principal: { keyId: key.keyId, partnerId: key.partnerId, tenantId: key.tenantId } };
+  }
+
+  /** Drops every cached key; used when this process itself changes keys or tenants. */
+  invalidate(): void {
+    this.cache.clear();
+    this.epochCheckedAt = Number.NEGATIVE_INFINITY;
+  }
+
+  private async refreshEpoch(now: number): Promise<void> {
+    if (now - this.epochCheckedAt < this.epochCheckMs) return;
+    this.epochCheckedAt = now;
+    const epoch = await this.accounts.authEpoch();
+    if (epoch !== this.epoch) {
+      this.cache.clear();
+      this.epoch = epoch;
+    }
+  }
+
+  private remember(hash: string, entry: CacheEntry): void {
+    if (this.cache.size >= this.maxEntries) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
+    this.cache.set(hash, entry);
+  }
+}

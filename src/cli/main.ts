@@ -1,0 +1,204 @@
+import { Command, CommanderError, Option } from 'commander';
+import { generateApiKey } from '../auth/api-keys.js';
+import { ConfigError, loadConfig, parseDurationMs } from '../config.js';
+import { createLogger } from '../logger.js';
+import { startService } from '../service.js';
+import { Store } from '../store/index.js';
+import { NotFoundError } from '../store/repositories/accounts.js';
+
+/** A failure the operator caused (bad id, bad flag): message only, exit 1. */
+class UsageError extends Error {}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function requireUuid(value: string, what: string): string {
+  if (!UUID.test(value)) throw new UsageError(`${what} must be a UUID, got "${value}"`);
+  return value.toLowerCase();
+}
+
+function requireName(value: string): string {
+  const name = value.trim();
+  if (name.length < 1 || name.length > 200) throw new UsageError('--name must be 1 to 200 characters');
+  return name;
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const store = Store.open(config);
+  try {
+    if (config.migrateOnStart) await store.migrate();
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function createKey(store: Store, partnerId: string, expiresIn: string | undefined) {
+  let expiresAt: Date | null = null;
+  if (expiresIn !== undefined) {
+    let ms: number;
+    try {
+      ms = parseDurationMs(expiresIn);
+    } catch {
+      throw new UsageError(`--expires-in must look like 90d, 12h, 30m or 45s, got "${expiresIn}"`);
+    }
+    if (ms <= 0) throw new UsageError('--expires-in must be longer than zero');
+    expiresAt = new Date(Date.now() + ms);
+  }
+  const key = generateApiKey();
+  const stored = await store.accounts.insertKey({
+    partnerId,
+    keyHash: key.hash,
+    keyPrefix: key.displayPrefix,
+    expiresAt,
+  });
+  return { keyId: stored.keyId, apiKey: key.apiKey, expiresAt: stored.expiresAt };
+}
+
+function notYet(feature: string): never {
+  throw new UsageError(`${feature} is not available in this version of healthspan yet`);
+}
+
+export function buildCli(): Command {
+  const program = new Command('healthspan')
+    .description('Operate healthspan: accounts, partner credentials, API keys and the server')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('serve')
+    .description('Run the HTTP API (and, in this version, everything else) in this process')
+    .addOption(new Option('--role <role>', 'which part to run').choices(['all']).default('all'))
+    .action(async () => {
+      const config = loadConfig();
+      const service = await startService(config, createLogger(config.logLevel));
+      const stop = () => service.stop().then(() => process.exit(0));
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      await new Promise(() => {});
+    });
+
+  program
+    .command('migrate')
+    .description('Apply pending database migrations')
+    .action(async () => {
+      const config = loadConfig();
+      const store = Store.open(config);
+      try {
+        print(await store.migrate());
+      } finally {
+        await store.close();
+      }
+    });
+
+  const tenants = program.command('tenants').description('Accounts');
+  tenants
+    .command('create')
+    .requiredOption('--name <name>', 'account name')
+    .action(async (opts: { name: string }) => {
+      const tenant = await withStore((s) => s.accounts.createTenant(requireName(opts.name)));
+      print({ tenantId: tenant.tenantId, name: tenant.name, active: tenant.active });
+    });
+  for (const [command, active] of [
+    ['deactivate', false],
+    ['activate', true],
+  ] as const) {
+    tenants
+      .command(`${command} <tenantId>`)
+      .description(active ? 'Allow the account’s keys again' : 'Refuse every key of the account (403)')
+      .action(async (tenantId: string) => {
+        const id = requireUuid(tenantId, 'TENANT_ID');
+        const tenant = await withStore((s) => s.accounts.setTenantActive(id, active));
+        print({ tenantId: tenant.tenantId, active: tenant.active });
+      });
+  }
+
+  program
+    .command('partners')
+    .description('Partner credentials')
+    .command('create')
+    .requiredOption('--tenant <tenantId>', 'owning account')
+    .requiredOption('--name <name>', 'partner name')
+    .action(async (opts: { tenant: string; name: string }) => {
+      const tenantId = requireUuid(opts.tenant, '--tenant');
+      const partner = await withStore((s) => s.accounts.createPartner(tenantId, requireName(opts.name)));
+      print({ partnerId: partner.partnerId, tenantId: partner.tenantId, name: partner.name });
+    });
+
+  const keys = program.command('keys').description('API keys (shown once, stored as a hash)');
+  keys
+    .command('create')
+    .requiredOption('--partner <partnerId>', 'partner credential the key belongs to')
+    .option('--expires-in <duration>', 'lifetime such as 90d or 12h (default: no expiry)')
+    .action(async (opts: { partner: string; expiresIn?: string }) => {
+      const partnerId = requireUuid(opts.partner, '--partner');
+      print(await withStore((s) => createKey(s, partnerId, opts.expiresIn)));
+    });
+  keys.command('revoke <keyId>').action(async (keyId: string) => {
+    const id = requireUuid(keyId, 'KEY_ID');
+    print(await withStore((s) => s.accounts.revokeKey(id)));
+  });
+
+  const webhooks = program.command('webhooks').description('result.ready callbacks');
+  webhooks
+    .command('set')
+    .requiredOption('--partner <partnerId>')
+    .requiredOption('--url <url>')
+    .option('--api-key <key>')
+    .option('--api-key-header <name>')
+    .action(() => notYet('webhooks set'));
+  webhooks
+    .command('rotate-secret')
+    .requiredOption('--partner <partnerId>')
+    .option('--activate-in <duration>')
+    .action(() => notYet('webhooks rotate-secret'));
+  webhooks
+    .command('redeliver')
+    .requiredOption('--result <resultId>')
+    .action(() => notYet('webhooks redeliver'));
+
+  program
+    .command('quickstart')
+    .description('Create an account, a partner credential and an API key in one step')
+    .option('--name <name>', 'account and partner name', 'Quickstart')
+    .action(async (opts: { name: string }) => {
+      const name = requireName(opts.name);
+      const out = await withStore(async (s) => {
+        const tenant = await s.accounts.createTenant(name);
+        const partner = await s.accounts.createPartner(tenant.tenantId, name);
+        const key = await createKey(s, partner.partnerId, undefined);
+        return {
+          tenantId: tenant.tenantId,
+          partnerId: partner.partnerId,
+          keyId: key.keyId,
+          apiKey: key.apiKey,
+        };
+      });
+      print(out);
+    });
+
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildCli();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has already written its message (or help) to stderr.
+      return error.exitCode === 0 ? 0 : 1;
+    }
+    const message =
+      error instanceof UsageError || error instanceof NotFoundError || error instanceof ConfigError
+        ? error.message
+        : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
+    process.stderr.write(`healthspan: ${message}\n`);
+    return 1;
+  }
+}

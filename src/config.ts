@@ -1,0 +1,150 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting is defined once here: its environment variable, default and meaning.
+ * The README's configuration table is checked against this list by a test.
+ */
+const boolFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'must look like 500ms, 5s, 5m, 2h or 1d');
+
+export const SETTINGS = {
+  PORT: { schema: z.coerce.number().int().min(0).max(65535), default: '8080', doc: 'listen port' },
+  HOST: { schema: z.string().min(1), default: '0.0.0.0', doc: 'listen address' },
+  DATA_DIR: {
+    schema: z.string().min(1),
+    default: './data',
+    doc: 'embedded database, generated secrets, stored artifacts',
+  },
+  DATABASE_URL: {
+    schema: z.string().optional(),
+    default: undefined,
+    doc: 'unset = SQLite in `DATA_DIR`; `postgres://…` selects PostgreSQL',
+  },
+  PUBLIC_BASE_URL: {
+    schema: z.url().optional(),
+    default: undefined,
+    doc: 'base of signed download links (default `http://localhost:$PORT`)',
+  },
+  DOWNLOAD_URL_TTL_SECONDS: {
+    schema: z.coerce.number().int().min(1),
+    default: '900',
+    doc: 'lifetime of a signed download link',
+  },
+  RATE_LIMIT_PER_MINUTE: {
+    schema: z.coerce.number().int().min(0),
+    default: '600',
+    doc: 'requests per minute per API key; `0` disables',
+  },
+  WEBHOOK_RETRY_SCHEDULE: {
+    schema: z.string().refine((s) => s.split(',').every((p) => duration.safeParse(p.trim()).success), {
+      message: 'must be a comma-separated list of durations such as 0s,5s,5m',
+    }),
+    default: '0s,5s,5m,30m,2h,5h,10h,10h',
+    doc: 'delay before each delivery attempt',
+  },
+  WEBHOOK_TIMEOUT_MS: { schema: z.coerce.number().int().min(1), default: '10000', doc: 'per attempt' },
+  WEBHOOK_ALLOW_INSECURE: {
+    schema: boolFromEnv,
+    default: 'false',
+    doc: '`true` allows `http://` and loopback/private callback targets (development and tests only)',
+  },
+  LOG_LEVEL: {
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    default: 'info',
+    doc: 'pino log level',
+  },
+  MIGRATE_ON_START: {
+    schema: boolFromEnv,
+    default: 'true',
+    doc: 'apply pending database migrations when the server starts',
+  },
+  SLA_SECONDS: {
+    schema: z.coerce.number().int().min(1),
+    default: '300',
+    doc: 'processing deadline after acceptance (`slaDeadlineAt`)',
+  },
+  JOB_MAX_ATTEMPTS: {
+    schema: z.coerce.number().int().min(1).max(100),
+    default: '5',
+    doc: 'attempts before a pipeline job is marked failed',
+  },
+  BODY_LIMIT_BYTES: {
+    schema: z.coerce.number().int().min(1024),
+    default: String(1024 * 1024),
+    doc: 'largest accepted request body (413 above it)',
+  },
+  TRUST_PROXY: {
+    schema: boolFromEnv,
+    default: 'false',
+    doc: 'trust `X-Forwarded-*` headers from a load balancer',
+  },
+} as const;
+
+type Settings = typeof SETTINGS;
+export type SettingName = keyof Settings;
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  publicBaseUrl: string;
+  downloadUrlTtlSeconds: number;
+  rateLimitPerMinute: number;
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  webhookAllowInsecure: boolean;
+  logLevel: z.infer<Settings['LOG_LEVEL']['schema']>;
+  migrateOnStart: boolean;
+  slaSeconds: number;
+  jobMaxAttempts: number;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+}
+
+export class ConfigError extends Error {}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+export function parseDurationMs(text: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) throw new ConfigError(`"${text}" is not a duration such as 30s, 5m, 24h or 90d`);
+  return Number(m[1]) * (UNIT_MS[m[2]!] ?? 1);
+}
+
+function read<K extends SettingName>(env: NodeJS.ProcessEnv, name: K): z.output<Settings[K]['schema']> {
+  const setting = SETTINGS[name];
+  const raw = env[name] === undefined || env[name] === '' ? setting.default : env[name];
+  const parsed = setting.schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`);
+  }
+  return parsed.data as z.output<Settings[K]['schema']>;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = read(env, 'PORT');
+  const dataDir = path.resolve(read(env, 'DATA_DIR'));
+  return {
+    port,
+    host: read(env, 'HOST'),
+    dataDir,
+    databaseUrl: read(env, 'DATABASE_URL'),
+    publicBaseUrl: (read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    downloadUrlTtlSeconds: read(env, 'DOWNLOAD_URL_TTL_SECONDS'),
+    rateLimitPerMinute: read(env, 'RATE_LIMIT_PER_MINUTE'),
+    webhookRetryScheduleMs: read(env, 'WEBHOOK_RETRY_SCHEDULE').split(',').map(parseDurationMs),
+    webhookTimeoutMs: read(env, 'WEBHOOK_TIMEOUT_MS'),
+    webhookAllowInsecure: read(env, 'WEBHOOK_ALLOW_INSECURE'),
+    logLevel: read(env, 'LOG_LEVEL'),
+    migrateOnStart: read(env, 'MIGRATE_ON_START'),
+    slaSeconds: read(env, 'SLA_SECONDS'),
+    jobMaxAttempts: read(env, 'JOB_MAX_ATTEMPTS'),
+    bodyLimitBytes: read(env, 'BODY_LIMIT_BYTES'),
+    trustProxy: read(env, 'TRUST_PROXY'),
+  };
+}

@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
+import { ApiError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Routes that need an API key set this; support routes leave it off. */
+    auth?: boolean;
+  }
+}
+
+/** The key from `X-Api-Key`, else from `Authorization: Bearer`. */
+export function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-api-key'];
+  const apiKey = Array.isArray(header) ? header[0] : header;
+  if (apiKey !== undefined && apiKey.trim() !== '') return apiKey.trim();
+  const authorization = request.headers.authorization;
+  if (authorization === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match ? match[1] : '';
+}
+
+const INVALID = () =>
+  new ApiError(401, 'INVALID_API_KEY', 'The API key is missing, invalid, revoked or expired.', undefined, {
+    'www-authenticate': 'Bearer realm="healthspan"',
+  });
+
+/**
+ * Adds authentication to every route marked `config.auth`, as a route-level hook added after
+ * the rate limiter's, so even a rejected key is counted and answered with rate-limit headers.
+ */
+export function installAuth(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest('principal', null);
+  const authenticate: onRequestHookHandler = async (request) => {
+    if (request.method === 'OPTIONS') return;
+    const outcome = await authenticator.authenticate(presentedKey(request));
+    if (outcome.ok) {
+      request.principal = outcome.principal;
+      return;
+    }
+    if (outcome.reason === 'inactive') {
+      throw new ApiError(403, 'ACCOUNT_INACTIVE', 'This account is inactive. Contact the service operator.');
+    }
+    throw INVALID();
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.config?.auth !== true) return;
+    const existing =
+      route.onRequest === undefined
+        ? []
+        : Array.isArray(route.onRequest)
+          ? route.onRequest
+          : [route.onRequest];
+    route.onRequest = [...existing, authenticate];
+  });
+}
+
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw INVALID();
+  return request.principal;
+}

@@ -1,0 +1,172 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'SUBMISSION_VALIDATION_ERROR'
+  | 'INVALID_API_KEY'
+  | 'ACCOUNT_INACTIVE'
+  | 'PARTNER_ID_MISMATCH'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'IDEMPOTENCY_MISMATCH'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'FORBIDDEN'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_ERROR';
+
+export interface ValidationDetails {
+  formErrors: string[];
+  fieldErrors: Record<string, string[]>;
+}
+
+export type PanelDetails = Array<{ field: string; message: string }>;
+
+/** An error a partner is meant to see: its code, message and details reach the body as they are. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ValidationDetails | PanelDetails,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  static validation(
+    details: ValidationDetails,
+    message = 'The request does not match the submission schema.',
+  ) {
+    return new ApiError(400, 'VALIDATION_ERROR', message, details);
+  }
+
+  static notFound(message = 'No such resource in this account.') {
+    return new ApiError(404, 'NOT_FOUND', message);
+  }
+}
+
+export interface ErrorEnvelope {
+  error: {
+    code: string;
+    message: string;
+    requestId: string;
+    correlationId?: string;
+    details?: ValidationDetails | PanelDetails;
+  };
+}
+
+export function envelope(request: FastifyRequest, error: ApiError): ErrorEnvelope {
+  const body: ErrorEnvelope['error'] = { code: error.code, message: error.message, requestId: request.id };
+  const correlationId = correlationIdOf(request);
+  if (correlationId !== undefined) body.correlationId = correlationId;
+  if (error.details !== undefined) body.details = error.details;
+  return { error: body };
+}
+
+export function correlationIdOf(request: FastifyRequest): string | undefined {
+  const raw = request.headers['x-correlation-id'];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return value !== undefined && value.trim() !== '' ? value : undefined;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
+  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(envelope(request, error));
+}
+
+/** Turns the framework's own errors (parsing, limits, plugins) into documented codes. */
+function fromFrameworkError(error: FastifyError): ApiError {
+  if (error instanceof ApiError) return error;
+  const status = error.statusCode ?? 500;
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the 1 MiB limit.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return ApiError.validation({
+        formErrors: ['The request body is empty; send a JSON object.'],
+        fieldErrors: {},
+      });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'HS_INVALID_JSON':
+      return ApiError.validation({ formErrors: ['The request body is not valid JSON.'], fieldErrors: {} });
+    default:
+      break;
+  }
+  if (status === 429) {
+    return new ApiError(
+      429,
+      'RATE_LIMITED',
+      'Too many requests for this API key; retry after the Retry-After delay.',
+    );
+  }
+  if (status === 404) return ApiError.notFound();
+  if (status >= 400 && status < 500) {
+    return ApiError.validation({ formErrors: ['The request could not be read.'], fieldErrors: {} });
+  }
+  return new ApiError(
+    500,
+    'INTERNAL_ERROR',
+    'Something went wrong on our side. Retry later; the request id helps support.',
+  );
+}
+
+interface RouteShape {
+  pattern: RegExp;
+  methods: Set<string>;
+}
+
+/** Installs the error envelope on every error path, including unknown routes and methods. */
+export function installErrorHandling(app: FastifyInstance): void {
+  const routes: RouteShape[] = [];
+  app.addHook('onRoute', (route) => {
+    // Catch-all routes (the CORS preflight handler) say nothing about which methods a path has.
+    if (route.url.includes('*')) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const source = route.url
+      .split('/')
+      .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    const pattern = new RegExp(`^${source}/?$`);
+    const existing = routes.find((r) => r.pattern.source === pattern.source);
+    if (existing) for (const m of methods) existing.methods.add(m);
+    else routes.push({ pattern, methods: new Set(methods) });
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = fromFrameworkError(error);
+    if (apiError.statusCode >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    if (apiError.code === 'RATE_LIMITED') {
+      const retryAfter = reply.getHeader('retry-after');
+      if (retryAfter !== undefined) reply.header('retry-after', retryAfter);
+    }
+    return sendError(request, reply, apiError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const match = routes.find((r) => r.pattern.test(path));
+    if (match && !match.methods.has(request.method)) {
+      const allow = [...match.methods].filter((m) => m !== 'HEAD').join(', ');
+      return sendError(
+        request,
+        reply,
+        new ApiError(
+          405,
+          'METHOD_NOT_ALLOWED',
+          `${request.method} is not supported here; use ${allow}.`,
+          undefined,
+          {
+            allow,
+          },
+        ),
+      );
+    }
+    return sendError(request, reply, ApiError.notFound('No such route.'));
+  });
+}

@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import stableStringify from 'fast-json-stable-stringify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { checkPanel, parseSubmission, submissionRequestSchema } from '../../domain/submission/index.js';
+import type { Store } from '../../store/index.js';
+import { principalOf } from '../auth.js';
+import { ApiError, type ValidationDetails } from '../errors.js';
+import { submissionDetail } from '../presenters.js';
+import { errorResponses, rateLimitHeaders } from '../responses.js';
+import { acceptedSubmissionSchema, submissionDetailSchema } from '../schemas.js';
+
+const HEADER_MAX = 255;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const submissionIdParam = z.object({
+  submissionId: z.uuid().meta({ description: 'Service-assigned submission id' }),
+});
+
+const postHeaders = z.object({
+  'x-correlation-id': z
+    .string()
+    .min(1)
+    .max(HEADER_MAX)
+    .meta({ description: 'Your id for tracing this request across systems (required)' }),
+  'idempotency-key': z.string().min(1).max(HEADER_MAX).meta({
+    description: 'Unique per logical submission; a retry with the same body returns the same ids (24 h)',
+  }),
+  'x-request-id': z
+    .string()
+    .optional()
+    .meta({ description: 'Echoed on the response; generated when absent' }),
+});
+
+export const submissionPaths: ZodOpenApiPathsObject = {
+  '/v1/submissions': {
+    post: {
+      operationId: 'createSubmission',
+      summary: 'Submit a payload',
+      description:
+        'Validates synchronously (schema, then partner id, then the 14-marker panel), stores the submission ' +
+        'and its first job durably, and answers 202. Processing continues asynchronously.',
+      tags: ['Partner'],
+      requestParams: { header: postHeaders },
+      requestBody: { required: true, content: { 'application/json': { schema: submissionRequestSchema } } },
+      responses: {
+        '202': {
+          description: 'Accepted: persisted and enqueued (a replay returns the original ids)',
+          headers: rateLimitHeaders,
+          content: { 'application/json': { schema: acceptedSubmissionSchema } },
+        },
+        ...errorResponses('400', '401', '403', '409', '413', '415', '429', '500'),
+      },
+    },
+  },
+  '/v1/submissions/{submissionId}': {
+    get: {
+      operationId: 'getSubmission',
+      summary: 'Submission status and jobs',
+      tags: ['Partner'],
+      requestParams: { path: submissionIdParam },
+      responses: {
+        '200': {
+          description: 'The submission',
+          headers: rateLimitHeaders,
+          content: { 'application/json': { schema: submissionDetailSchema } },
+        },
+        ...errorResponses('401', '403', '404', '429', '500'),
+      },
+    },
+  },
+};
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const raw = request.headers[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function headerErrors(request: FastifyRequest): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const name of ['x-correlation-id', 'idempotency-key']) {
+    const value = header(request, name);
+    if (value === undefined)
+      errors[`headers.${name}`] = [`The ${name} header is required and must not be empty.`];
+    else if (value.length > HEADER_MAX)
+      errors[`headers.${name}`] = [`The ${name} header must be at most ${HEADER_MAX} characters.`];
+  }
+  return errors;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export async function submissionRoutes(app: FastifyInstance, opts: { store: Store }): Promise<void> {
+  const { store } = opts;
+
+  app.post('/v1/submissions', { config: { auth: true } }, async (request, reply) => {
+    const principal = principalOf(request);
+    const fieldErrorsFromHeaders = headerErrors(request);
+    const parsed = parseSubmission(request.body, { now: new Date() });
+    if (!parsed.ok || Object.keys(fieldErrorsFromHeaders).length > 0) {
+      const details: ValidationDetails = parsed.ok
+        ? { formErrors: [], fieldErrors: fieldErrorsFromHeaders }
+        : {
+            formErrors: parsed.error.formErrors,
+            fieldErrors: { ...fieldErrorsFromHeaders, ...parsed.error.fieldErrors },
+          };
+      throw ApiError.validation(details);
+    }
+    if (parsed.value.partnerId.toLowerCase() !== principal.partnerId.toLowerCase()) {
+      throw new ApiError(
+        403,
+        'PARTNER_ID_MISMATCH',
+        'partnerId does not match the partner this API key belongs to.',
+      );
+    }
+    const panel = checkPanel(parsed.value);
+    if (!panel.ok) {
+      throw new ApiError(400, 'SUBMISSION_VALIDATION_ERROR', 'The marker panel is not valid.', panel.details);
+    }
+
+    const rawBody = request.rawBody ?? JSON.stringify(request.body);
+    const outcome = await store.ingest.ingest({
+      tenantId: principal.tenantId,
+      partnerId: principal.partnerId,
+      idempotencyKeyHash: sha256(header(request, 'idempotency-key')!),
+      // "Identical" means the same JSON value: key order and whitespace do not matter.
+      requestHash: sha256(stableStringify(request.body)),
+      correlationId: header(request, 'x-correlation-id')!,
+      requestId: request.id,
+      partnerSubmissionId: parsed.value.partnerSubmissionId,
+      partnerSubjectId: parsed.value.partnerSubjectId,
+      originalBody: rawBody,
+      normalisedBody: JSON.stringify(panel.value),
+      documentCount: panel.value.reportDocuments?.length ?? 0,
+      markerCount: panel.value.markers.length,
+    });
+    if (outcome.kind === 'mismatch') {
+      throw new ApiError(
+        409,
+        'IDEMPOTENCY_MISMATCH',
+        'This Idempotency-Key was already used with a different body. Use a new key for a new submission.',
+      );
+    }
+    if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
+    reply.header('location', `/v1/submissions/${outcome.submissionId}`);
+    return reply.code(202).send({
+      submissionId: outcome.submissionId,
+      jobId: outcome.jobId,
+      partnerSubmissionId: outcome.partnerSubmissionId,
+      partnerSubjectId: outcome.partnerSubjectId,
+      status: 'accepted',
+      receivedAt: outcome.receivedAt,
+    });
+  });
+
+  app.get<{ Params: { submissionId: string } }>(
+    '/v1/submissions/:submissionId',
+    { config: { auth: true } },
+    async (request) => {
+      const principal = principalOf(request);
+      const id = request.params.submissionId;
+      if (!UUID.test(id)) throw ApiError.notFound('No submission with this id in this account.');
+      const record = await store.forTenant(principal.tenantId).submissions.get(id.toLowerCase());
+      if (!record) throw ApiError.notFound('No submission with this id in this account.');
+      return submissionDetail(record, new Date());
+    },
+  );
+}

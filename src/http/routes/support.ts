@@ -1,0 +1,74 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import type { Store } from '../../store/index.js';
+import { openApiDocument, openApiYaml } from '../openapi.js';
+import { errorEnvelopeSchema, healthSchema, readySchema } from '../schemas.js';
+
+export const supportPaths: ZodOpenApiPathsObject = {
+  '/health': {
+    get: {
+      operationId: 'getHealth',
+      summary: 'Liveness',
+      description: 'Answers while the process runs; does not check the database.',
+      tags: ['Support'],
+      security: [],
+      responses: {
+        '200': { description: 'Alive', content: { 'application/json': { schema: healthSchema } } },
+      },
+    },
+  },
+  '/ready': {
+    get: {
+      operationId: 'getReadiness',
+      summary: 'Readiness',
+      description: 'Ready when the database answers and every migration is applied.',
+      tags: ['Support'],
+      security: [],
+      responses: {
+        '200': { description: 'Ready', content: { 'application/json': { schema: readySchema } } },
+        '503': { description: 'Not ready', content: { 'application/json': { schema: errorEnvelopeSchema } } },
+      },
+    },
+  },
+  '/openapi.json': {
+    get: {
+      operationId: 'getOpenApiJson',
+      summary: 'This API description (OpenAPI 3.1.0, JSON)',
+      tags: ['Support'],
+      security: [],
+      responses: { '200': { description: 'The OpenAPI document' } },
+    },
+  },
+  '/openapi.yaml': {
+    get: {
+      operationId: 'getOpenApiYaml',
+      summary: 'This API description (OpenAPI 3.1.0, YAML)',
+      tags: ['Support'],
+      security: [],
+      responses: { '200': { description: 'The OpenAPI document' } },
+    },
+  },
+};
+
+export async function supportRoutes(app: FastifyInstance, opts: { store: Store }): Promise<void> {
+  app.get('/health', async () => ({ status: 'ok', timestamp: new Date().toISOString() }));
+
+  app.get('/ready', async (request, reply) => {
+    const ready = await opts.store.isReady();
+    if (ready.ok) return { status: 'ready' };
+    return reply.code(503).send({
+      error: {
+        code: 'SERVICE_UNAVAILABLE',
+        message: `Not ready: ${ready.reason ?? 'unknown'}.`,
+        requestId: request.id,
+      },
+    });
+  });
+
+  app.get('/openapi.json', async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(openApiDocument()),
+  );
+  app.get('/openapi.yaml', async (_request, reply) =>
+    reply.type('application/yaml; charset=utf-8').send(openApiYaml()),
+  );
+}

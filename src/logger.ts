@@ -1,0 +1,38 @@
+import pino, { type Logger } from 'pino';
+
+/**
+ * Paths that must never reach a log line: credentials, secrets and anything a partner
+ * submitted. Request bodies are not logged at all; these catch accidental inclusion.
+ */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'apiKey',
+  '*.apiKey',
+  'signingSecret',
+  '*.signingSecret',
+  'secret',
+  '*.secret',
+  'body',
+  '*.body',
+  'subject',
+  '*.subject',
+  'markers',
+  '*.markers',
+];
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'healthspan' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+}

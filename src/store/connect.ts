@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { SqlDialect } from './codec.js';
+import type { Database } from './database.js';
+
+export interface StoreConnection {
+  db: Kysely<Database>;
+  dialect: SqlDialect;
+  /** Human description for logs: never contains credentials. */
+  describe: string;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+}
+
+export function sqliteFile(dataDir: string): string {
+  return path.join(dataDir, 'healthspan.sqlite');
+}
+
+export function connectStore(options: ConnectOptions): StoreConnection {
+  if (options.databaseUrl && /^postgres(ql)?:\/\//.test(options.databaseUrl)) {
+    throw new Error('PostgreSQL storage is not available in this version; unset DATABASE_URL to use SQLite');
+  }
+  if (options.databaseUrl) throw new Error('DATABASE_URL must start with postgres://');
+  fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const file = sqliteFile(options.dataDir);
+  const sqlite = new SqliteDatabase(file);
+  // WAL lets readers run beside the writer; FULL makes every acknowledged commit survive power loss.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  // The CLI may write while the server runs: wait for the lock instead of failing.
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    describe: `sqlite:${file}`,
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,108 @@
+import type { ColumnType } from 'kysely';
+
+/**
+ * Row types as the drivers return them. Timestamps are ISO-8601 text on SQLite and
+ * timestamptz on PostgreSQL; booleans are 0/1 on SQLite. Repositories convert through
+ * `codec.ts`, so the rest of the code only ever sees ISO strings and booleans.
+ */
+export type Timestamp = ColumnType<string | Date, string, string>;
+export type NullableTimestamp = ColumnType<string | Date | null, string | null, string | null>;
+export type Bool = ColumnType<number | boolean, number | boolean, number | boolean>;
+export type Json = ColumnType<string | object, string, string>;
+export type NullableJson = ColumnType<string | object | null, string | null, string | null>;
+
+export interface TenantTable {
+  id: string;
+  name: string;
+  active: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface PartnerTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  partner_id: string;
+  tenant_id: string;
+  key_hash: string;
+  key_prefix: string;
+  created_at: Timestamp;
+  expires_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+/** One row; `epoch` moves whenever a key or tenant changes so API processes drop cached keys. */
+export interface AuthStateTable {
+  id: number;
+  epoch: number;
+}
+
+export interface SubmissionTable {
+  id: string;
+  tenant_id: string;
+  partner_id: string;
+  subject_id: string;
+  partner_submission_id: string;
+  partner_subject_id: string;
+  status: string;
+  correlation_id: string;
+  request_id: string;
+  original_body: Json;
+  normalised_body: Json;
+  document_count: number;
+  marker_count: number;
+  received_at: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface JobTable {
+  id: string;
+  tenant_id: string;
+  submission_id: string | null;
+  type: string;
+  status: string;
+  payload: NullableJson;
+  correlation_id: string | null;
+  request_id: string | null;
+  attempts: number;
+  max_attempts: number;
+  run_at: Timestamp;
+  locked_until: NullableTimestamp;
+  locked_by: string | null;
+  queued_at: Timestamp;
+  accepted_at: Timestamp;
+  started_at: NullableTimestamp;
+  completed_at: NullableTimestamp;
+  failed_at: NullableTimestamp;
+  sla_deadline_at: NullableTimestamp;
+  error_summary: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface IdempotencyKeyTable {
+  partner_id: string;
+  key_hash: string;
+  request_hash: string;
+  submission_id: string;
+  job_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  tenants: TenantTable;
+  partners: PartnerTable;
+  api_keys: ApiKeyTable;
+  auth_state: AuthStateTable;
+  submissions: SubmissionTable;
+  jobs: JobTable;
+  idempotency_keys: IdempotencyKeyTable;
+}

@@ -1,0 +1,12 @@
+import type { Kysely } from 'kysely';
+import type { SqlDialect } from '../codec.js';
+import * as m0001 from './0001_initial.js';
+
+export interface DialectMigration {
+  up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void>;
+}
+
+/** Ordered by name; a new migration is a new file added here, never an edit of an applied one. */
+export const MIGRATIONS: Record<string, DialectMigration> = {
+  '0001_initial': m0001,
+};

@@ -1,0 +1,172 @@
+import { type Kysely, sql } from 'kysely';
+import { bool, boolParam, iso, isoOrNull, type SqlDialect } from '../codec.js';
+import type { Database } from '../database.js';
+import { newId } from '../ids.js';
+
+export interface Tenant {
+  tenantId: string;
+  name: string;
+  active: boolean;
+}
+
+export interface Partner {
+  partnerId: string;
+  tenantId: string;
+  name: string;
+}
+
+export interface StoredKey {
+  keyId: string;
+  partnerId: string;
+  tenantId: string;
+  keyHash: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  tenantActive: boolean;
+}
+
+export class NotFoundError extends Error {}
+
+/**
+ * Operator-side access to tenants, partner credentials and keys. Unscoped by design: only the
+ * CLI and the authentication layer use it, never a route handler.
+ */
+export class AccountsRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  async createTenant(name: string, now = new Date()): Promise<Tenant> {
+    const tenantId = newId();
+    const ts = now.toISOString();
+    await this.db
+      .insertInto('tenants')
+      .values({ id: tenantId, name, active: boolParam(this.dialect, true), created_at: ts, updated_at: ts })
+      .execute();
+    return { tenantId, name, active: true };
+  }
+
+  async getTenant(tenantId: string): Promise<Tenant | undefined> {
+    const row = await this.db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirst();
+    return row && { tenantId: row.id, name: row.name, active: bool(row.active) };
+  }
+
+  async setTenantActive(tenantId: string, active: boolean, now = new Date()): Promise<Tenant> {
+    return this.db.transaction().execute(async (trx) => {
+      const res = await trx
+        .updateTable('tenants')
+        .set({ active: boolParam(this.dialect, active), updated_at: now.toISOString() })
+        .where('id', '=', tenantId)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 0) throw new NotFoundError(`no tenant with id ${tenantId}`);
+      await bumpAuthEpoch(trx);
+      const row = await trx
+        .selectFrom('tenants')
+        .selectAll()
+        .where('id', '=', tenantId)
+        .executeTakeFirstOrThrow();
+      return { tenantId: row.id, name: row.name, active: bool(row.active) };
+    });
+  }
+
+  async createPartner(tenantId: string, name: string, now = new Date()): Promise<Partner> {
+    const tenant = await this.getTenant(tenantId);
+    if (!tenant) throw new NotFoundError(`no tenant with id ${tenantId}`);
+    const partnerId = newId();
+    await this.db
+      .insertInto('partners')
+      .values({ id: partnerId, tenant_id: tenantId, name, created_at: now.toISOString() })
+      .execute();
+    return { partnerId, tenantId, name };
+  }
+
+  async getPartner(partnerId: string): Promise<Partner | undefined> {
+    const row = await this.db
+      .selectFrom('partners')
+      .selectAll()
+      .where('id', '=', partnerId)
+      .executeTakeFirst();
+    return row && { partnerId: row.id, tenantId: row.tenant_id, name: row.name };
+  }
+
+  async insertKey(input: {
+    partnerId: string;
+    keyHash: string;
+    keyPrefix: string;
+    expiresAt: Date | null;
+    now?: Date;
+  }): Promise<{ keyId: string; expiresAt: string | null }> {
+    const partner = await this.getPartner(input.partnerId);
+    if (!partner) throw new NotFoundError(`no partner with id ${input.partnerId}`);
+    const keyId = newId();
+    const expiresAt = input.expiresAt ? input.expiresAt.toISOString() : null;
+    await this.db
+      .insertInto('api_keys')
+      .values({
+        id: keyId,
+        partner_id: partner.partnerId,
+        tenant_id: partner.tenantId,
+        key_hash: input.keyHash,
+        key_prefix: input.keyPrefix,
+        created_at: (input.now ?? new Date()).toISOString(),
+        expires_at: expiresAt,
+        revoked_at: null,
+      })
+      .execute();
+    return { keyId, expiresAt };
+  }
+
+  async revokeKey(keyId: string, now = new Date()): Promise<{ keyId: string; revokedAt: string }> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('api_keys')
+        .select(['revoked_at'])
+        .where('id', '=', keyId)
+        .executeTakeFirst();
+      if (!row) throw new NotFoundError(`no API key with id ${keyId}`);
+      // Revoking twice keeps the first revocation time.
+      if (row.revoked_at !== null) return { keyId, revokedAt: iso(row.revoked_at) };
+      const revokedAt = now.toISOString();
+      await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute();
+      await bumpAuthEpoch(trx);
+      return { keyId, revokedAt };
+    });
+  }
+
+  async findKeyByHash(keyHash: string): Promise<StoredKey | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys')
+      .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+      .select([
+        'api_keys.id',
+        'api_keys.partner_id',
+        'api_keys.tenant_id',
+        'api_keys.key_hash',
+        'api_keys.expires_at',
+        'api_keys.revoked_at',
+        'tenants.active',
+      ])
+      .where('api_keys.key_hash', '=', keyHash)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      keyId: row.id,
+      partnerId: row.partner_id,
+      tenantId: row.tenant_id,
+      keyHash: row.key_hash,
+      expiresAt: isoOrNull(row.expires_at),
+      revokedAt: isoOrNull(row.revoked_at),
+      tenantActive: bool(row.active),
+    };
+  }
+
+  async authEpoch(): Promise<number> {
+    const row = await this.db.selectFrom('auth_state').select('epoch').where('id', '=', 1).executeTakeFirst();
+    return Number(row?.epoch ?? 0);
+  }
+}
+
+async function bumpAuthEpoch(db: Kysely<Database>): Promise<void> {
+  await db.updateTable('auth_state').set({ epoch: sql`epoch + 1` }).where('id', '=', 1).execute();
+}

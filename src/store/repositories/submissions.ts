@@ -1,0 +1,103 @@
+import type { Kysely } from 'kysely';
+import { iso, isoOrNull } from '../codec.js';
+import type { Database } from '../database.js';
+
+export interface SubmissionRecord {
+  submissionId: string;
+  subjectId: string;
+  partnerSubmissionId: string;
+  partnerSubjectId: string;
+  status: string;
+  createdAt: string;
+  updatedAt: string;
+  documentCount: number;
+  resultId: string | null;
+  resultCount: number;
+  artifactCount: number;
+  jobs: JobRecord[];
+}
+
+export interface JobRecord {
+  jobId: string;
+  type: string;
+  status: string;
+  correlationId: string | null;
+  attempts: number;
+  maxAttempts: number;
+  queuedAt: string;
+  acceptedAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  failedAt: string | null;
+  slaDeadlineAt: string | null;
+  errorSummary: string | null;
+}
+
+const PARTNER_VISIBLE_JOB_TYPES = ['pipeline.ingest_validate', 'pipeline.score', 'pipeline.render_reports'];
+
+/**
+ * Reads bound to one tenant at construction: every query carries the tenant predicate, so a
+ * route handler cannot read another account's rows by forgetting it.
+ */
+export class TenantSubmissions {
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly tenantId: string,
+  ) {}
+
+  async get(submissionId: string): Promise<SubmissionRecord | undefined> {
+    const row = await this.db
+      .selectFrom('submissions')
+      .select([
+        'id',
+        'subject_id',
+        'partner_submission_id',
+        'partner_subject_id',
+        'status',
+        'created_at',
+        'updated_at',
+        'document_count',
+      ])
+      .where('tenant_id', '=', this.tenantId)
+      .where('id', '=', submissionId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const jobs = await this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('tenant_id', '=', this.tenantId)
+      .where('submission_id', '=', submissionId)
+      .where('type', 'in', PARTNER_VISIBLE_JOB_TYPES)
+      .orderBy('queued_at')
+      .orderBy('id')
+      .execute();
+    return {
+      submissionId: row.id,
+      subjectId: row.subject_id,
+      partnerSubmissionId: row.partner_submission_id,
+      partnerSubjectId: row.partner_subject_id,
+      status: row.status,
+      createdAt: iso(row.created_at),
+      updatedAt: iso(row.updated_at),
+      documentCount: row.document_count,
+      resultId: null,
+      resultCount: 0,
+      artifactCount: 0,
+      jobs: jobs.map((j) => ({
+        jobId: j.id,
+        type: j.type,
+        status: j.status,
+        correlationId: j.correlation_id,
+        attempts: j.attempts,
+        maxAttempts: j.max_attempts,
+        queuedAt: iso(j.queued_at),
+        acceptedAt: iso(j.accepted_at),
+        startedAt: isoOrNull(j.started_at),
+        completedAt: isoOrNull(j.completed_at),
+        failedAt: isoOrNull(j.failed_at),
+        slaDeadlineAt: isoOrNull(j.sla_deadline_at),
+        errorSummary: j.error_summary,
+      })),
+    };
+  }
+}

@@ -1,0 +1,142 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService, tempDataDir } from '../helpers/service.js';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
+
+function cli(dataDir: string, ...args: string[]) {
+  const res = spawnSync(BIN, args, {
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+  });
+  const lines = res.stdout.trim().split('\n').filter(Boolean);
+  return {
+    code: res.status,
+    stdout: res.stdout,
+    stderr: res.stderr,
+    json: lines.length === 1 ? (JSON.parse(lines[0]!) as Record<string, unknown>) : undefined,
+    lines,
+  };
+}
+
+describe('healthspan CLI', () => {
+  let dataDir: string;
+  let service: TestService;
+
+  beforeAll(async () => {
+    dataDir = tempDataDir();
+    service = await startTestService({ DATA_DIR: dataDir });
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('creates a tenant, partner and key whose key works against the running server', async () => {
+    const tenant = cli(dataDir, 'tenants', 'create', '--name', 'Clinic One');
+    expect(tenant.code).toBe(0);
+    expect(tenant.lines).toHaveLength(1);
+    expect(tenant.json).toEqual({ tenantId: expect.any(String), name: 'Clinic One', active: true });
+
+    const partner = cli(
+      dataDir,
+      'partners',
+      'create',
+      '--tenant',
+      String(tenant.json!.tenantId),
+      '--name',
+      'Clinic app',
+    );
+    expect(partner.code).toBe(0);
+    expect(partner.json).toEqual({
+      partnerId: expect.any(String),
+      tenantId: tenant.json!.tenantId,
+      name: 'Clinic app',
+    });
+
+    const key = cli(
+      dataDir,
+      'keys',
+      'create',
+      '--partner',
+      String(partner.json!.partnerId),
+      '--expires-in',
+      '90d',
+    );
+    expect(key.code).toBe(0);
+    expect(Object.keys(key.json!).sort()).toEqual(['apiKey', 'expiresAt', 'keyId']);
+    expect(String(key.json!.apiKey)).toMatch(/^hs_live_[A-Za-z0-9_-]{43}$/);
+    const days = (Date.parse(String(key.json!.expiresAt)) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThan(90.1);
+
+    const probe = await fetch(`${service.url}/v1/partner-auth-probe`, {
+      headers: { 'x-api-key': String(key.json!.apiKey) },
+    });
+    expect(probe.status).toBe(204);
+
+    // Only a hash is stored.
+    const rows = await service.store.connection.db.selectFrom('api_keys').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain(String(key.json!.apiKey));
+
+    const revoked = cli(dataDir, 'keys', 'revoke', String(key.json!.keyId));
+    expect(revoked.code).toBe(0);
+    expect(revoked.json).toEqual({ keyId: key.json!.keyId, revokedAt: expect.any(String) });
+    await new Promise((r) => setTimeout(r, 1_100));
+    const after = await fetch(`${service.url}/v1/partner-auth-probe`, {
+      headers: { 'x-api-key': String(key.json!.apiKey) },
+    });
+    expect(after.status).toBe(401);
+  });
+
+  it('deactivates and activates a tenant', async () => {
+    const quick = cli(dataDir, 'quickstart', '--name', 'Deactivation test');
+    const tenantId = String(quick.json!.tenantId);
+    const off = cli(dataDir, 'tenants', 'deactivate', tenantId);
+    expect(off.code).toBe(0);
+    expect(off.json).toEqual({ tenantId, active: false });
+    await new Promise((r) => setTimeout(r, 1_100));
+    const probe = await fetch(`${service.url}/v1/partner-auth-probe`, {
+      headers: { 'x-api-key': String(quick.json!.apiKey) },
+    });
+    expect(probe.status).toBe(403);
+    const on = cli(dataDir, 'tenants', 'activate', tenantId);
+    expect(on.json).toEqual({ tenantId, active: true });
+  });
+
+  it('quickstart prints exactly tenantId, partnerId, keyId and apiKey', () => {
+    const quick = cli(dataDir, 'quickstart');
+    expect(quick.code).toBe(0);
+    expect(Object.keys(quick.json!).sort()).toEqual(['apiKey', 'keyId', 'partnerId', 'tenantId']);
+  });
+
+  it('works on a fresh data directory without a running server', () => {
+    const fresh = tempDataDir();
+    const quick = cli(fresh, 'quickstart', '--name', 'Fresh');
+    expect(quick.code).toBe(0);
+    expect(quick.json!.apiKey).toMatch(/^hs_live_/);
+  });
+
+  it.each([
+    [
+      'an unknown tenant',
+      ['partners', 'create', '--tenant', '0190a7e0-0000-7000-8000-000000000000', '--name', 'x'],
+    ],
+    ['a non-UUID id', ['keys', 'revoke', 'abc']],
+    ['a missing required option', ['tenants', 'create']],
+    [
+      'a bad duration',
+      ['keys', 'create', '--partner', '0190a7e0-0000-7000-8000-000000000000', '--expires-in', 'soon'],
+    ],
+    ['an unknown command', ['frobnicate']],
+    [
+      'a webhook command before webhooks exist',
+      ['webhooks', 'set', '--partner', 'p', '--url', 'https://example.com'],
+    ],
+  ])('fails with a message on stderr and a non-zero exit for %s', (_name, args) => {
+    const res = cli(dataDir, ...args);
+    expect(res.code).not.toBe(0);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/\w+/);
+  });
+});

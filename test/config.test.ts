@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseDurationMs, SETTINGS } from '../src/config.js';
+
+const README = fs.readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
+
+describe('configuration', () => {
+  it('README documents every setting with its default, and nothing else', () => {
+    const rows = [...README.matchAll(/^\| `([A-Z_]+)` \| (`[^`]*`|unset) \|/gm)].map((m) => ({
+      name: m[1]!,
+      default: m[2] === 'unset' ? undefined : m[2]!.slice(1, -1),
+    }));
+    const documented = Object.fromEntries(rows.map((r) => [r.name, r.default]));
+    const defined = Object.fromEntries(Object.entries(SETTINGS).map(([k, v]) => [k, v.default]));
+    expect(documented).toEqual(defined);
+  });
+
+  it('loads the defaults', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(8080);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.publicBaseUrl).toBe('http://localhost:8080');
+    expect(config.rateLimitPerMinute).toBe(600);
+    expect(config.webhookRetryScheduleMs).toEqual([0, 5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6]);
+    expect(config.webhookAllowInsecure).toBe(false);
+    expect(config.bodyLimitBytes).toBe(1024 * 1024);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['RATE_LIMIT_PER_MINUTE', '-1'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5s,soon'],
+    ['WEBHOOK_ALLOW_INSECURE', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['PUBLIC_BASE_URL', 'not a url'],
+  ])('rejects %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('parses durations', () => {
+    expect(parseDurationMs('90d')).toBe(90 * 86_400_000);
+    expect(parseDurationMs('250ms')).toBe(250);
+    expect(() => parseDurationMs('1w')).toThrow(ConfigError);
+  });
+});

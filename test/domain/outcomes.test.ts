@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_OUTCOMES,
+  normaliseOutcomeName,
+  OUTCOME_IDS,
+  type OutcomeId,
+  REQUESTED_OUTPUTS,
+} from '../../src/domain/submission/index.js';
+
+describe('outcome ids', () => {
+  it('lists the five public ids and the four-area default from decisions.md', () => {
+    expect(OUTCOME_IDS).toEqual([
+      'wellbeing.cardiovascular',
+      'wellbeing.renal',
+      'wellbeing.cognitive',
+      'wellbeing.respiratory',
+      'wellbeing.general',
+    ]);
+    expect(DEFAULT_OUTCOMES).toEqual([
+      'wellbeing.cardiovascular',
+      'wellbeing.cognitive',
+      'wellbeing.renal',
+      'wellbeing.respiratory',
+    ]);
+    expect(REQUESTED_OUTPUTS).toEqual(['inference_score_v1', 'score', 'json', 'pdf', 'html']);
+  });
+});
+
+describe('normaliseOutcomeName', () => {
+  const areas: Array<[string, OutcomeId]> = [
+    ['cardiovascular', 'wellbeing.cardiovascular'],
+    ['renal', 'wellbeing.renal'],
+    ['kidney', 'wellbeing.renal'],
+    ['cognitive', 'wellbeing.cognitive'],
+    ['respiratory', 'wellbeing.respiratory'],
+    ['general', 'wellbeing.general'],
+  ];
+  const forms = [
+    (a: string) => `wellbeing.${a}`,
+    (a: string) => `${a}.wellbeing`,
+    (a: string) => `${a}_wellbeing_10y`,
+  ];
+  const cases = areas.flatMap(([area, id]) => forms.map((f) => [f(area), id] as const));
+
+  it.each(cases)('normalises %s to %s', (name, id) => {
+    expect(normaliseOutcomeName(name)).toBe(id);
+  });
+
+  it.each(OUTCOME_IDS.map((id) => [id]))('keeps the public id %s', (id) => {
+    expect(normaliseOutcomeName(id)).toBe(id);
+  });
+
+  it('trims and ignores case', () => {
+    expect(normaliseOutcomeName(' Wellbeing.Kidney ')).toBe('wellbeing.renal');
+    expect(normaliseOutcomeName('CARDIOVASCULAR_WELLBEING_10Y')).toBe('wellbeing.cardiovascular');
+  });
+
+  it.each([
+    'wellbeing.happiness',
+    'wellbeing',
+    'cardiovascular',
+    'wellbeing.cardiovascular.extra',
+    'cardiovascular_wellbeing_5y',
+    'wellbeing_cardiovascular',
+    '',
+  ])('rejects %j', (name) => {
+    expect(normaliseOutcomeName(name)).toBeNull();
+  });
+});

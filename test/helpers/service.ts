@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { generateApiKey } from '../../src/auth/api-keys.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type RunningService, startService } from '../../src/service.js';
+
+export const EXAMPLE_PATH = path.resolve(import.meta.dirname, '../../examples/submission.json');
+
+export function exampleBody(): Record<string, unknown> {
+  return JSON.parse(fs.readFileSync(EXAMPLE_PATH, 'utf8')) as Record<string, unknown>;
+}
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-test-'));
+}
+
+export interface TestService extends RunningService {
+  logs: string[];
+  config: Config;
+}
+
+/** Starts the real service on a free loopback port with its own data directory. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dataDir = env.DATA_DIR ?? tempDataDir();
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const service = await startService(config, createLogger(config.logLevel, sink));
+  return Object.assign(service, { logs, config });
+}
+
+export interface TestAccount {
+  tenantId: string;
+  partnerId: string;
+  keyId: string;
+  apiKey: string;
+}
+
+/** A fresh tenant, partner and key per test, so tests never share state. */
+export async function createAccount(
+  service: RunningService,
+  opts: { expiresAt?: Date | null; name?: string } = {},
+): Promise<TestAccount> {
+  const tenant = await service.store.accounts.createTenant(opts.name ?? 'Test tenant');
+  const partner = await service.store.accounts.createPartner(tenant.tenantId, 'Test partner');
+  const key = generateApiKey();
+  const stored = await service.store.accounts.insertKey({
+    partnerId: partner.partnerId,
+    keyHash: key.hash,
+    keyPrefix: key.displayPrefix,
+    expiresAt: opts.expiresAt ?? null,
+  });
+  return { tenantId: tenant.tenantId, partnerId: partner.partnerId, keyId: stored.keyId, apiKey: key.apiKey };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tests mutate arbitrary paths of the example body
+export type MutableBody = Record<string, any>;
+
+export function bodyFor(account: TestAccount, mutate?: (body: MutableBody) => void): MutableBody {
+  const body = exampleBody();
+  body.partnerId = account.partnerId;
+  mutate?.(body);
+  return body;
+}
+
+let counter = 0;
+export function uniqueKey(prefix = 'idem'): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now()}-${counter}`;
+}
+
+export interface PostOptions {
+  apiKey?: string;
+  idempotencyKey?: string | null;
+  correlationId?: string | null;
+  headers?: Record<string, string>;
+  rawBody?: string;
+}
+
+export async function postSubmission(
+  service: RunningService,
+  body: unknown,
+  opts: PostOptions = {},
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...opts.headers };
+  if (opts.apiKey !== undefined) headers['x-api-key'] = opts.apiKey;
+  if (opts.idempotencyKey !== null) headers['idempotency-key'] = opts.idempotencyKey ?? uniqueKey();
+  if (opts.correlationId !== null) headers['x-correlation-id'] = opts.correlationId ?? 'corr-test';
+  const res = await fetch(`${service.url}/v1/submissions`, {
+    method: 'POST',
+    headers,
+    body: opts.rawBody ?? JSON.stringify(body),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    headers: res.headers,
+  };
+}
+
+export async function getJson(
+  service: RunningService,
+  urlPath: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(`${service.url}${urlPath}`, { headers });
+  const text = await res.text();
+  return {
+    status: res.status,
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    headers: res.headers,
+  };
+}
+
+type ErrorBody = { error: { code: string; message: string; requestId: string; details?: unknown } };
+
+export function errorOf(json: Record<string, unknown>): ErrorBody['error'] {
+  return (json as unknown as ErrorBody).error;
+}

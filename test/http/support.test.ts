@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { errorEnvelopeSchema, healthSchema } from '../../src/http/schemas.js';
+import { errorOf, getJson, startTestService, type TestService } from '../helpers/service.js';
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => {
+  await service.stop();
+});
+
+describe('support endpoints', () => {
+  it('GET /health answers ok with a timestamp and needs no key', async () => {
+    const res = await getJson(service, '/health');
+    expect(res.status).toBe(200);
+    expect(healthSchema.parse(res.json).status).toBe('ok');
+    expect(res.headers.get('x-request-id')).toMatch(/\S+/);
+  });
+
+  it('GET /ready reports ready once migrations are applied', async () => {
+    const res = await getJson(service, '/ready');
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ status: 'ready' });
+  });
+
+  it('serves OpenAPI 3.1.0 as JSON and the same document as YAML', async () => {
+    const json = await getJson(service, '/openapi.json');
+    expect(json.status).toBe(200);
+    expect(json.headers.get('content-type')).toMatch(/application\/json/);
+    expect(json.json.openapi).toBe('3.1.0');
+    expect((json.json.info as { version: string }).version).toBe('0.1.0');
+    const yamlRes = await fetch(`${service.url}/openapi.yaml`);
+    expect(yamlRes.status).toBe(200);
+    expect(yamlRes.headers.get('content-type')).toMatch(/yaml/);
+    expect(parseYaml(await yamlRes.text())).toEqual(json.json);
+  });
+
+  it('echoes a supplied x-request-id and generates one otherwise', async () => {
+    const echoed = await getJson(service, '/health', { 'x-request-id': 'req-abc-123' });
+    expect(echoed.headers.get('x-request-id')).toBe('req-abc-123');
+    const generated = await getJson(service, '/health');
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers an unknown route with 404 NOT_FOUND in the envelope', async () => {
+    const res = await getJson(service, '/v1/nothing-here', { 'x-request-id': 'rid-404' });
+    expect(res.status).toBe(404);
+    const body = errorEnvelopeSchema.parse(res.json);
+    expect(body.error.code).toBe('NOT_FOUND');
+    expect(body.error.requestId).toBe('rid-404');
+  });
+
+  it('answers a known route with the wrong method with 405 and Allow', async () => {
+    const res = await fetch(`${service.url}/v1/submissions`, { method: 'DELETE' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('POST');
+    const body = errorOf((await res.json()) as Record<string, unknown>);
+    expect(body.code).toBe('METHOD_NOT_ALLOWED');
+  });
+
+  it('answers a CORS preflight without a key', async () => {
+    const res = await fetch(`${service.url}/v1/submissions`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example.com',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key, content-type, idempotency-key, x-correlation-id',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('idempotency-key');
+  });
+});
