@@ -13,9 +13,13 @@ function init(args)
   f:close()
 end
 
+-- wrk.format replaces (does not merge) wrk.headers, so each request gets a full copy.
 function request()
   counter = counter + 1
-  return wrk.format(nil, nil, { ["Idempotency-Key"] = prefix .. "-" .. counter })
+  local headers = {}
+  for k, v in pairs(wrk.headers) do headers[k] = v end
+  headers["Idempotency-Key"] = prefix .. "-" .. counter
+  return wrk.format(nil, nil, headers)
 end
 
 local status_counts = {}

@@ -131,6 +131,9 @@ async function measure(name, args, port, urlPath, apiKey) {
       non2xx: results.reduce((s, r) => s + r.non2xx, 0),
       errors: results.reduce((s, r) => s + r.errors, 0),
       requests: results.reduce((s, r) => s + r.requests, 0),
+      // Everything sent, warm-up included, for the durability check below.
+      sent: warmup.requests + results.reduce((s, r) => s + r.requests, 0),
+      sentNon2xx: warmup.non2xx + results.reduce((s, r) => s + r.non2xx, 0),
     };
   } finally {
     child.kill('SIGTERM');
@@ -171,5 +174,11 @@ console.log(
 console.log(fmt(bare));
 console.log(fmt(service));
 console.log(`ratio service/bare: ${(service.rps / bare.rps).toFixed(3)}  (target >= 0.15, stretch 0.20)`);
-console.log(`submissions stored: ${stored} (acknowledged during measured runs and warm-up)`);
+// wrk counts a request when its response arrives, so every counted 2xx is an acknowledged 202.
+const acknowledged = service.sent - service.sentNon2xx;
+console.log(`acknowledged (202): ${acknowledged}   stored submissions: ${stored}`);
+if (stored < acknowledged) {
+  console.error('FAIL: fewer submissions stored than acknowledged');
+  process.exitCode = 1;
+}
 fs.rmSync(dataDir, { recursive: true, force: true });

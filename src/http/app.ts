@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import sjson from 'secure-json-parse';
 import { Authenticator } from '../auth/authenticator.js';
@@ -32,7 +32,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Our own one-line access log below never includes bodies or credentials.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: deps.config.trustProxy,
     requestIdHeader: false,
@@ -48,8 +48,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    const correlationId = correlationIdOf(request);
-    if (correlationId !== undefined) request.log = request.log.child({ correlationId });
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -59,6 +57,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         tenantId: request.principal?.tenantId,
+        correlationId: correlationIdOf(request),
       },
       'request',
     );

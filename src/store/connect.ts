@@ -8,6 +8,8 @@ import type { Database } from './database.js';
 export interface StoreConnection {
   db: Kysely<Database>;
   dialect: SqlDialect;
+  /** The embedded store's single connection, for the prepared-statement hot paths. */
+  sqlite?: SqliteDatabase.Database;
   /** Human description for logs: never contains credentials. */
   describe: string;
   close(): Promise<void>;
@@ -40,6 +42,7 @@ export function connectStore(options: ConnectOptions): StoreConnection {
   return {
     db,
     dialect: 'sqlite',
+    sqlite,
     describe: `sqlite:${file}`,
     close: () => db.destroy(),
   };

@@ -4,6 +4,7 @@ import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { IngestWriter } from './repositories/ingest.js';
 import { TenantSubmissions } from './repositories/submissions.js';
+import { SqliteIngestBackend } from './sqlite/ingest-backend.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -17,7 +18,8 @@ export class Store {
     policy: { slaSeconds: number; maxAttempts: number },
   ) {
     this.accounts = new AccountsRepository(connection.db, connection.dialect);
-    this.ingest = new IngestWriter(connection.db, connection.dialect, {
+    if (!connection.sqlite) throw new Error(`no ingest backend for ${connection.dialect}`);
+    this.ingest = new IngestWriter(new SqliteIngestBackend(connection.sqlite, connection.db), {
       idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
       slaSeconds: policy.slaSeconds,
       maxAttempts: policy.maxAttempts,

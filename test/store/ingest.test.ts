@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/index.js';
 import { type IngestCommand, IngestWriter } from '../../src/store/repositories/ingest.js';
+import { SqliteIngestBackend } from '../../src/store/sqlite/ingest-backend.js';
 import { tempDataDir } from '../helpers/service.js';
 
 let store: Store;
@@ -25,6 +26,7 @@ function command(overrides: Partial<IngestCommand> = {}): IngestCommand {
     partnerId,
     idempotencyKeyHash: 'k1',
     requestHash: 'h1',
+    sameBody: () => false,
     correlationId: 'c',
     requestId: 'r',
     partnerSubmissionId: 'ps',
@@ -85,8 +87,7 @@ describe('IngestWriter', () => {
   it('frees a key after 24 hours', async () => {
     let now = new Date('2026-11-21T10:00:00Z');
     const writer = new IngestWriter(
-      store.connection.db,
-      'sqlite',
+      new SqliteIngestBackend(store.connection.sqlite!, store.connection.db),
       { idempotencyTtlMs: 24 * 3600 * 1000, slaSeconds: 300, maxAttempts: 5, maxBatch: 10 },
       () => now,
     );

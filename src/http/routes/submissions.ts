@@ -127,8 +127,10 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
       tenantId: principal.tenantId,
       partnerId: principal.partnerId,
       idempotencyKeyHash: sha256(header(request, 'idempotency-key')!),
-      // "Identical" means the same JSON value: key order and whitespace do not matter.
-      requestHash: sha256(stableStringify(request.body)),
+      requestHash: sha256(rawBody),
+      // "Identical" means the same JSON value: key order and whitespace do not matter. Only
+      // computed when a key is reused with different bytes, so it stays off the hot path.
+      sameBody: (stored) => stableStringify(JSON.parse(stored)) === stableStringify(request.body),
       correlationId: header(request, 'x-correlation-id')!,
       requestId: request.id,
       partnerSubmissionId: parsed.value.partnerSubmissionId,
