@@ -7,7 +7,7 @@ const README = fs.readFileSync(path.resolve(import.meta.dirname, '../README.md')
 
 describe('configuration', () => {
   it('README documents every setting with its default, and nothing else', () => {
-    const rows = [...README.matchAll(/^\| `([A-Z_]+)` \| (`[^`]*`|unset) \|/gm)].map((m) => ({
+    const rows = [...README.matchAll(/^\|\s*`([A-Z_]+)`\s*\|\s*(`[^`]*`|unset)\s*\|/gm)].map((m) => ({
       name: m[1]!,
       default: m[2] === 'unset' ? undefined : m[2]!.slice(1, -1),
     }));

@@ -17,6 +17,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     rawBody?: string;
   }
+  interface FastifyInstance {
+    /** Every method and path registered, for checks that the API description covers them. */
+    routeTable: Array<{ method: string; url: string }>;
+  }
 }
 
 export interface AppDeps {
@@ -45,6 +49,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   installErrorHandling(app);
+  const routeTable: Array<{ method: string; url: string }> = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      routeTable.push({ method, url: route.url });
+    }
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

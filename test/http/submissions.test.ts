@@ -106,6 +106,31 @@ describe('POST /v1/submissions then GET /v1/submissions/{id}', () => {
   });
 });
 
+describe('what partners and logs see', () => {
+  it('keeps tenant ids out of partner bodies and submitted data out of the logs', async () => {
+    const account = await createAccount(service);
+    const body = bodyFor(account, (b) => {
+      b.partnerSubjectId = 'subj-canary-7f3a';
+      b.sourceMetadata.labName = 'Canary Lab 7f3a';
+      b.subject.demographics.ethnicity = 'canary_7f3a';
+    });
+    const res = await postSubmission(service, body, { apiKey: account.apiKey, correlationId: 'corr-canary' });
+    expect(res.status).toBe(202);
+    const read = await getJson(service, `/v1/submissions/${res.json.submissionId}`, {
+      'x-api-key': account.apiKey,
+    });
+    for (const json of [res.json, read.json]) {
+      const text = JSON.stringify(json);
+      expect(text).not.toContain(account.tenantId);
+      expect(text).not.toMatch(/"tenantId"|"tenant_id"|"payload"|"lockedBy"/);
+    }
+    const logs = service.logs.join('');
+    expect(logs).toContain('corr-canary');
+    expect(logs).not.toContain('7f3a');
+    expect(logs).not.toContain(account.apiKey);
+  });
+});
+
 describe('idempotency', () => {
   it('replays the same key and body with the same ids', async () => {
     const account = await createAccount(service);

@@ -75,3 +75,31 @@ describe('support endpoints', () => {
     expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('idempotency-key');
   });
 });
+
+describe('readiness', () => {
+  it('answers 503 until migrations are applied, then 200', async () => {
+    const fresh = await startTestService({ MIGRATE_ON_START: 'false' });
+    try {
+      const before = await getJson(fresh, '/ready');
+      expect(before.status).toBe(503);
+      expect(errorOf(before.json).code).toBe('SERVICE_UNAVAILABLE');
+      expect((await getJson(fresh, '/health')).status).toBe(200);
+      await fresh.store.migrate();
+      expect((await getJson(fresh, '/ready')).status).toBe(200);
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  it('answers 503 when the database is gone', async () => {
+    const doomed = await startTestService();
+    try {
+      await doomed.store.connection.close();
+      const res = await getJson(doomed, '/ready');
+      expect(res.status).toBe(503);
+      expect(errorOf(res.json).code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      await doomed.app.close();
+    }
+  });
+});
