@@ -72,6 +72,26 @@ export const SETTINGS = {
     default: '5',
     doc: 'attempts before a pipeline job is marked failed',
   },
+  WORKER_CONCURRENCY: {
+    schema: z.coerce.number().int().min(0).max(256),
+    default: '16',
+    doc: 'pipeline jobs in flight at once in this process; `0` runs no worker',
+  },
+  JOB_LEASE_SECONDS: {
+    schema: z.coerce.number().int().min(2).max(3600),
+    default: '15',
+    doc: 'a running job’s lease; a dead worker’s job runs again within this plus 5 s',
+  },
+  JOB_RETRY_BASE_MS: {
+    schema: z.coerce.number().int().min(1),
+    default: '1000',
+    doc: 'first retry delay; doubles per attempt (with jitter), capped at 5 minutes',
+  },
+  DOWNLOAD_SIGNING_SECRET: {
+    schema: z.string().min(32).optional(),
+    default: undefined,
+    doc: 'secret for signed download links; unset = generated once into `DATA_DIR/secrets`',
+  },
   BODY_LIMIT_BYTES: {
     schema: z.coerce.number().int().min(1024),
     default: String(1024 * 1024),
@@ -102,6 +122,10 @@ export interface Config {
   migrateOnStart: boolean;
   slaSeconds: number;
   jobMaxAttempts: number;
+  workerConcurrency: number;
+  jobLeaseSeconds: number;
+  jobRetryBaseMs: number;
+  downloadSigningSecret: string | undefined;
   bodyLimitBytes: number;
   trustProxy: boolean;
 }
@@ -144,6 +168,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrateOnStart: read(env, 'MIGRATE_ON_START'),
     slaSeconds: read(env, 'SLA_SECONDS'),
     jobMaxAttempts: read(env, 'JOB_MAX_ATTEMPTS'),
+    workerConcurrency: read(env, 'WORKER_CONCURRENCY'),
+    jobLeaseSeconds: read(env, 'JOB_LEASE_SECONDS'),
+    jobRetryBaseMs: read(env, 'JOB_RETRY_BASE_MS'),
+    downloadSigningSecret: read(env, 'DOWNLOAD_SIGNING_SECRET'),
     bodyLimitBytes: read(env, 'BODY_LIMIT_BYTES'),
     trustProxy: read(env, 'TRUST_PROXY'),
   };

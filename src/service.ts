@@ -2,12 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
+import { DownloadLinks } from './http/download-links.js';
 import { createLogger } from './logger.js';
+import { InlineReportRenderer } from './pipeline/report-renderer.js';
+import { pipelineDefinitions } from './pipeline/steps.js';
+import { Worker } from './queue/worker.js';
 import { Store } from './store/index.js';
+import { loadOrCreateSecret } from './store/secrets.js';
 
 export interface RunningService {
   app: FastifyInstance;
   store: Store;
+  worker: Worker | undefined;
   logger: Logger;
   /** The address actually bound (useful with PORT=0). */
   url: string;
@@ -24,8 +30,14 @@ export async function startService(
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
-  const app = await buildApp({ config, store, logger });
+  const secret = config.downloadSigningSecret
+    ? Buffer.from(config.downloadSigningSecret, 'utf8')
+    : loadOrCreateSecret(config.dataDir, 'download-signing.key');
+  const links = new DownloadLinks(secret, config.publicBaseUrl, config.downloadUrlTtlSeconds);
+  const app = await buildApp({ config, store, logger, links });
   await app.listen({ port: config.port, host: config.host });
+  const worker = config.workerConcurrency > 0 ? createWorker(config, store, logger) : undefined;
+  worker?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -34,14 +46,38 @@ export async function startService(
   return {
     app,
     store,
+    worker,
     logger,
     url: `http://${host}:${port}`,
     stop() {
       stopping ??= (async () => {
         await app.close();
+        await worker?.stop();
         await store.close();
       })();
       return stopping;
     },
   };
+}
+
+export function createWorker(config: Config, store: Store, logger: Logger): Worker {
+  return new Worker({
+    jobs: store.jobs,
+    batcher: store.batcher,
+    notifier: store.notifier,
+    logger,
+    definitions: pipelineDefinitions({
+      store,
+      renderer: new InlineReportRenderer(),
+      maxAttempts: config.jobMaxAttempts,
+      clock: () => new Date(),
+    }),
+    concurrency: config.workerConcurrency,
+    leaseMs: config.jobLeaseSeconds * 1000,
+    heartbeatMs: Math.max(500, Math.floor((config.jobLeaseSeconds * 1000) / 3)),
+    pollMs: 1000,
+    rescueEveryMs: 5000,
+    retryBaseMs: config.jobRetryBaseMs,
+    retryCapMs: 5 * 60_000,
+  });
 }

@@ -7,9 +7,12 @@ import { Authenticator } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/index.js';
 import { installAuth } from './auth.js';
+import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling } from './errors.js';
 import { installRateLimit } from './rate-limit.js';
+import { artifactRoutes } from './routes/artifacts.js';
 import { probeRoutes } from './routes/probe.js';
+import { resultRoutes } from './routes/results.js';
 import { submissionRoutes } from './routes/submissions.js';
 import { supportRoutes } from './routes/support.js';
 
@@ -26,6 +29,7 @@ declare module 'fastify' {
 export interface AppDeps {
   config: Pick<Config, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'>;
   store: Store;
+  links: DownloadLinks;
   logger: Logger;
   authenticator?: Authenticator;
 }
@@ -124,5 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(supportRoutes, { store: deps.store });
   await app.register(probeRoutes);
   await app.register(submissionRoutes, { store: deps.store });
+  await app.register(resultRoutes, { store: deps.store, links: deps.links });
+  await app.register(artifactRoutes, { store: deps.store, links: deps.links });
   return app;
 }

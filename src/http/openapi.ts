@@ -1,6 +1,8 @@
 import { stringify } from 'yaml';
 import { createDocument, type ZodOpenApiObject } from 'zod-openapi';
+import { artifactPaths } from './routes/artifacts.js';
 import { probePaths } from './routes/probe.js';
+import { resultPaths } from './routes/results.js';
 import { submissionPaths } from './routes/submissions.js';
 import { supportPaths } from './routes/support.js';
 
@@ -33,7 +35,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
         BearerAuth: { type: 'http', scheme: 'bearer', description: 'The same API key as a bearer token' },
       },
     },
-    paths: { ...supportPaths, ...probePaths, ...submissionPaths },
+    paths: { ...supportPaths, ...probePaths, ...submissionPaths, ...resultPaths, ...artifactPaths },
   };
   cachedJson = createDocument(spec);
   return cachedJson;

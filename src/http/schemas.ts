@@ -98,3 +98,34 @@ export const submissionDetailSchema = z
 export type AcceptedSubmission = z.infer<typeof acceptedSubmissionSchema>;
 export type JobSummary = z.infer<typeof jobSummarySchema>;
 export type SubmissionDetail = z.infer<typeof submissionDetailSchema>;
+
+export const ARTIFACT_TYPE_LABELS: Record<string, string> = {
+  json: 'Report data (JSON)',
+  html: 'Report (web page)',
+  pdf: 'Report (PDF)',
+  unknown: 'Other file',
+};
+
+export const AVAILABILITY_LABELS: Record<string, string> = {
+  available: 'Ready to download',
+  pending: 'Being prepared',
+  unavailable: 'Could not be prepared',
+};
+
+export const artifactSchema = z
+  .object({
+    artifactId: z.uuid(),
+    type: z.enum(['json', 'html', 'pdf', 'unknown']),
+    typeLabel: z.string().min(1),
+    availability: z.enum(['available', 'pending', 'unavailable']),
+    availabilityLabel: z.string().min(1),
+    access: z
+      .object({
+        downloadUrl: z.string().meta({ description: 'Time-limited signed link; needs no API key' }),
+        expiresAt: isoDateTime,
+      })
+      .nullable()
+      .meta({ description: 'Present when available; each result read issues fresh links' }),
+    generatedAt: isoDateTime.nullable(),
+  })
+  .meta({ id: 'Artifact' });

@@ -97,6 +97,36 @@ export interface IdempotencyKeyTable {
   expires_at: Timestamp;
 }
 
+export interface ResultTable {
+  id: string;
+  tenant_id: string;
+  submission_id: string;
+  bundle: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ArtifactTable {
+  id: string;
+  tenant_id: string;
+  submission_id: string;
+  result_id: string;
+  type: string;
+  availability: string;
+  content_type: string | null;
+  file_name: string | null;
+  byte_size: number | null;
+  sha256: string | null;
+  generated_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ArtifactContentTable {
+  artifact_id: string;
+  body: Buffer;
+}
+
 export interface Database {
   tenants: TenantTable;
   partners: PartnerTable;
@@ -105,4 +135,7 @@ export interface Database {
   submissions: SubmissionTable;
   jobs: JobTable;
   idempotency_keys: IdempotencyKeyTable;
+  results: ResultTable;
+  artifacts: ArtifactTable;
+  artifact_contents: ArtifactContentTable;
 }

@@ -1,8 +1,14 @@
 import type { Config } from '../config.js';
+import { JobNotifier } from '../queue/notifier.js';
+import { CommitBatcher } from './commit-batcher.js';
 import { connectStore, type StoreConnection } from './connect.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
+import { KyselyPreparedRunner, type PreparedRunner, SqlitePreparedRunner } from './prepared.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { IngestWriter } from './repositories/ingest.js';
+import { JobsRepository } from './repositories/jobs.js';
+import { PipelineRepository } from './repositories/pipeline.js';
+import { ResultsRepository, TenantResults } from './repositories/results.js';
 import { TenantSubmissions } from './repositories/submissions.js';
 import { SqliteIngestBackend } from './sqlite/ingest-backend.js';
 
@@ -12,19 +18,40 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export class Store {
   readonly accounts: AccountsRepository;
   readonly ingest: IngestWriter;
+  readonly jobs: JobsRepository;
+  readonly pipeline: PipelineRepository;
+  readonly results: ResultsRepository;
+  /** Prepared statements for the hot paths, on the store's own connection. */
+  readonly prepared: PreparedRunner;
+  /** Group commit for job completions and other worker writes. */
+  readonly batcher: CommitBatcher;
+  /** Told after every commit that created jobs, so idle workers in this process wake at once. */
+  readonly notifier = new JobNotifier();
 
   constructor(
     readonly connection: StoreConnection,
     policy: { slaSeconds: number; maxAttempts: number },
   ) {
     this.accounts = new AccountsRepository(connection.db, connection.dialect);
+    this.prepared = connection.sqlite
+      ? new SqlitePreparedRunner(connection.sqlite)
+      : new KyselyPreparedRunner();
+    this.batcher = new CommitBatcher(connection.db, this.prepared);
     if (!connection.sqlite) throw new Error(`no ingest backend for ${connection.dialect}`);
-    this.ingest = new IngestWriter(new SqliteIngestBackend(connection.sqlite, connection.db), {
-      idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
-      slaSeconds: policy.slaSeconds,
-      maxAttempts: policy.maxAttempts,
-      maxBatch: 256,
-    });
+    this.ingest = new IngestWriter(
+      new SqliteIngestBackend(this.prepared, connection.db),
+      this.batcher,
+      {
+        idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
+        slaSeconds: policy.slaSeconds,
+        maxAttempts: policy.maxAttempts,
+      },
+      undefined,
+      () => this.notifier.notify(),
+    );
+    this.jobs = new JobsRepository(connection.db, connection.dialect, this.prepared);
+    this.pipeline = new PipelineRepository(connection.db, this.prepared);
+    this.results = new ResultsRepository(connection.db, this.prepared);
   }
 
   static open(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'>): Store {
@@ -32,8 +59,11 @@ export class Store {
     return new Store(connection, { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts });
   }
 
-  forTenant(tenantId: string): { submissions: TenantSubmissions } {
-    return { submissions: new TenantSubmissions(this.connection.db, tenantId) };
+  forTenant(tenantId: string): { submissions: TenantSubmissions; results: TenantResults } {
+    return {
+      submissions: new TenantSubmissions(this.connection.db, tenantId),
+      results: new TenantResults(this.connection.db, tenantId),
+    };
   }
 
   migrate(): Promise<{ applied: string[] }> {
@@ -50,7 +80,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    await this.ingest.drain();
+    await this.batcher.drain();
     await this.connection.close();
   }
 }

@@ -1,4 +1,6 @@
-import type { CompiledQuery } from 'kysely';
+import type SqliteDatabase from 'better-sqlite3';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { Database } from './database.js';
 
 const SLOT = '\u0000slot:';
 
@@ -16,7 +18,7 @@ export interface NamedQuery {
   bind(values: Record<string, unknown>): unknown[];
 }
 
-export function namedQuery(compiled: CompiledQuery): NamedQuery {
+export function namedQuery(compiled: { sql: string; parameters: readonly unknown[] }): NamedQuery {
   const order = compiled.parameters.map((p) => {
     if (typeof p !== 'string' || !p.startsWith(SLOT)) {
       throw new Error(`prepared query has a literal parameter ${String(p)}; use slot() for every value`);
@@ -32,4 +34,63 @@ export function namedQuery(compiled: CompiledQuery): NamedQuery {
       });
     },
   };
+}
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Runs queries built once (see `slot`) as prepared statements. On SQLite every query shares the
+ * one connection, so a statement run here inside an open Kysely transaction is part of it.
+ */
+export interface PreparedRunner {
+  all<T>(db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<T[]>;
+  run(db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<number>;
+  /** A fixed statement without parameters (savepoints). */
+  exec(db: Executor, statement: string): Promise<void>;
+}
+
+export class SqlitePreparedRunner implements PreparedRunner {
+  private readonly cache = new Map<string, SqliteDatabase.Statement>();
+
+  constructor(private readonly sqlite: SqliteDatabase.Database) {}
+
+  private statement(sql: string): SqliteDatabase.Statement {
+    let stmt = this.cache.get(sql);
+    if (!stmt) {
+      stmt = this.sqlite.prepare(sql);
+      this.cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  async all<T>(_db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<T[]> {
+    return this.statement(query.sql).all(...query.bind(values)) as T[];
+  }
+
+  async run(_db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<number> {
+    const stmt = this.statement(query.sql);
+    if (stmt.reader) return stmt.all(...query.bind(values)).length;
+    return stmt.run(...query.bind(values)).changes;
+  }
+
+  async exec(_db: Executor, statement: string): Promise<void> {
+    this.statement(statement).run();
+  }
+}
+
+/** Any other dialect: the same SQL through Kysely's connection (and so its transaction). */
+export class KyselyPreparedRunner implements PreparedRunner {
+  async all<T>(db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<T[]> {
+    const res = await db.executeQuery<T>(CompiledQuery.raw(query.sql, query.bind(values)));
+    return res.rows;
+  }
+
+  async run(db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<number> {
+    const res = await db.executeQuery(CompiledQuery.raw(query.sql, query.bind(values)));
+    return Number(res.numAffectedRows ?? BigInt(res.rows.length));
+  }
+
+  async exec(db: Executor, statement: string): Promise<void> {
+    await db.executeQuery(CompiledQuery.raw(statement, []));
+  }
 }

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { generateApiKey } from '../../src/auth/api-keys.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
+import { tempDataDir } from './dirs.js';
 
 export const EXAMPLE_PATH = path.resolve(import.meta.dirname, '../../examples/submission.json');
 
@@ -13,9 +13,7 @@ export function exampleBody(): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(EXAMPLE_PATH, 'utf8')) as Record<string, unknown>;
 }
 
-export function tempDataDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-test-'));
-}
+export { tempDataDir } from './dirs.js';
 
 export interface TestService extends RunningService {
   logs: string[];

@@ -2,6 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
   createAccount,
@@ -60,7 +61,11 @@ describe('the served OpenAPI document', () => {
   it('marks /v1 operations as needing a key, with their error statuses, and support routes as open', () => {
     for (const [p, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
-        if (p.startsWith('/v1/')) {
+        if (p.startsWith('/v1/artifacts/')) {
+          // The signed link is the credential.
+          expect(op.security, `${method} ${p}`).toEqual([]);
+          expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '403', '404']));
+        } else if (p.startsWith('/v1/')) {
           expect(op.security, `${method} ${p}`).toBeUndefined();
           for (const status of ['401', '429', '500']) expect(Object.keys(op.responses)).toContain(status);
         } else {
@@ -73,6 +78,9 @@ describe('the served OpenAPI document', () => {
     );
     expect(Object.keys(doc.paths['/v1/submissions/{submissionId}']!.get!.responses)).toContain('404');
     expect(Object.keys(doc.paths['/v1/partner-auth-probe']!.get!.responses)).toContain('204');
+    expect(Object.keys(doc.paths['/v1/results/{resultId}']!.get!.responses)).toEqual(
+      expect.arrayContaining(['200', '401', '404']),
+    );
   });
 
   it('accepts the example body and rejects a wrong one with the request schema', () => {
@@ -106,5 +114,15 @@ describe('the served OpenAPI document', () => {
     );
     expect(schema('ErrorEnvelope')(panel.json)).toBe(true);
     expect(schema('Health')((await getJson(service, '/health')).json)).toBe(true);
+
+    const done = await waitUntil(async () => {
+      const d = await getJson(service, `/v1/submissions/${accepted.json.submissionId}`, {
+        'x-api-key': account.apiKey,
+      });
+      return d.json.status === 'completed' && d.json;
+    });
+    const result = await getJson(service, `/v1/results/${done.resultId}`, { 'x-api-key': account.apiKey });
+    const validateResult = schema('Result');
+    expect(validateResult(result.json), JSON.stringify(validateResult.errors)).toBe(true);
   });
 });

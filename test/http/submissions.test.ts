@@ -14,7 +14,8 @@ import {
 let service: TestService;
 
 beforeAll(async () => {
-  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0' });
+  // No worker: these tests look at what ingest alone stores.
+  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0', WORKER_CONCURRENCY: '0' });
 });
 afterAll(async () => {
   await service.stop();

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/index.js';
 import { type IngestCommand, IngestWriter } from '../../src/store/repositories/ingest.js';
 import { SqliteIngestBackend } from '../../src/store/sqlite/ingest-backend.js';
-import { tempDataDir } from '../helpers/service.js';
+import { tempDataDir } from '../helpers/dirs.js';
 
 let store: Store;
 let partnerId: string;
@@ -87,8 +87,9 @@ describe('IngestWriter', () => {
   it('frees a key after 24 hours', async () => {
     let now = new Date('2026-11-21T10:00:00Z');
     const writer = new IngestWriter(
-      new SqliteIngestBackend(store.connection.sqlite!, store.connection.db),
-      { idempotencyTtlMs: 24 * 3600 * 1000, slaSeconds: 300, maxAttempts: 5, maxBatch: 10 },
+      new SqliteIngestBackend(store.prepared, store.connection.db),
+      store.batcher,
+      { idempotencyTtlMs: 24 * 3600 * 1000, slaSeconds: 300, maxAttempts: 5 },
       () => now,
     );
     const first = await writer.ingest(command({ idempotencyKeyHash: 'day' }));

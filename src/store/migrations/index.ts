@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SqlDialect } from '../codec.js';
 import * as m0001 from './0001_initial.js';
+import * as m0002 from './0002_results.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void>;
@@ -9,4 +10,5 @@ export interface DialectMigration {
 /** Ordered by name; a new migration is a new file added here, never an edit of an applied one. */
 export const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_initial': m0001,
+  '0002_results': m0002,
 };

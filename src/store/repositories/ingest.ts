@@ -1,4 +1,9 @@
+import type { Kysely, Transaction } from 'kysely';
 import type { SqlDialect } from '../codec.js';
+import type { CommitBatcher } from '../commit-batcher.js';
+import type { Database } from '../database.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
 
 export interface IngestCommand {
   tenantId: string;
@@ -40,84 +45,36 @@ export interface IngestPolicy {
   maxAttempts: number;
 }
 
-/**
- * Writes a batch in one transaction. A command that fails yields its own Error and leaves its
- * neighbours committed.
- */
+/** Writes one accepted submission, its first job and its idempotency claim. */
 export interface IngestBackend {
   readonly dialect: SqlDialect;
-  writeBatch(
-    commands: IngestCommand[],
-    now: Date,
-    policy: IngestPolicy,
-  ): Promise<Array<IngestOutcome | Error>>;
-}
-
-interface Pending {
-  command: IngestCommand;
-  resolve(outcome: IngestOutcome): void;
-  reject(error: unknown): void;
+  writeOne(db: Db, command: IngestCommand, now: Date, policy: IngestPolicy): Promise<IngestOutcome>;
 }
 
 /**
  * Stores accepted submissions with their first job and idempotency record.
  *
- * Group commit: every command that arrives during one turn of the event loop is written in one
- * transaction, so one durable (fsync'd) commit acknowledges many requests. No promise resolves
- * before its transaction has committed, so a 202 always means the rows are on disk.
+ * Group commit: each submission is a unit of work for the store's commit batcher, which
+ * writes everything submitted during one turn of the event loop (other submissions, job
+ * claims and completions) in one transaction, each in its own savepoint. One durable
+ * (fsync'd) commit thus acknowledges many requests, and no promise resolves before its
+ * commit, so a 202 always means the rows are on disk.
  */
 export class IngestWriter {
-  private queue: Pending[] = [];
-  private scheduled = false;
-  private flushing: Promise<void> = Promise.resolve();
-
   constructor(
     private readonly backend: IngestBackend,
-    private readonly policy: IngestPolicy & { maxBatch: number },
+    private readonly batcher: CommitBatcher,
+    private readonly policy: IngestPolicy,
     private readonly clock: () => Date = () => new Date(),
+    /** Called after each commit that created a submission (and so its first job). */
+    private readonly onCommitted: () => void = () => {},
   ) {}
 
-  ingest(command: IngestCommand): Promise<IngestOutcome> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ command, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.flushing = this.flushing.then(() => this.flush());
-        });
-      }
-    });
-  }
-
-  /** Resolves once everything queued so far is committed (used at shutdown). */
-  async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.scheduled) {
-      await new Promise((r) => setImmediate(r));
-      await this.flushing;
-    }
-    await this.flushing;
-  }
-
-  private async flush(): Promise<void> {
-    this.scheduled = false;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.policy.maxBatch);
-      let results: Array<IngestOutcome | Error>;
-      try {
-        results = await this.backend.writeBatch(
-          batch.map((p) => p.command),
-          this.clock(),
-          this.policy,
-        );
-      } catch (error) {
-        for (const p of batch) p.reject(error);
-        continue;
-      }
-      for (const [i, p] of batch.entries()) {
-        const result = results[i]!;
-        if (result instanceof Error) p.reject(result);
-        else p.resolve(result);
-      }
-    }
+  async ingest(command: IngestCommand): Promise<IngestOutcome> {
+    const outcome = await this.batcher.submit((trx) =>
+      this.backend.writeOne(trx, command, this.clock(), this.policy),
+    );
+    if (outcome.kind === 'created') this.onCommitted();
+    return outcome;
   }
 }

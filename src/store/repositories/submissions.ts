@@ -62,6 +62,24 @@ export class TenantSubmissions {
       .where('id', '=', submissionId)
       .executeTakeFirst();
     if (!row) return undefined;
+    const result = await this.db
+      .selectFrom('results')
+      .select('id')
+      .where('tenant_id', '=', this.tenantId)
+      .where('submission_id', '=', submissionId)
+      .executeTakeFirst();
+    const artifactCount = result
+      ? Number(
+          (
+            await this.db
+              .selectFrom('artifacts')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .where('tenant_id', '=', this.tenantId)
+              .where('result_id', '=', result.id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        )
+      : 0;
     const jobs = await this.db
       .selectFrom('jobs')
       .selectAll()
@@ -80,9 +98,9 @@ export class TenantSubmissions {
       createdAt: iso(row.created_at),
       updatedAt: iso(row.updated_at),
       documentCount: row.document_count,
-      resultId: null,
-      resultCount: 0,
-      artifactCount: 0,
+      resultId: result?.id ?? null,
+      resultCount: result ? 1 : 0,
+      artifactCount,
       jobs: jobs.map((j) => ({
         jobId: j.id,
         type: j.type,

@@ -1,8 +1,7 @@
-import type SqliteDatabase from 'better-sqlite3';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../database.js';
 import { newId, subjectIdFor } from '../ids.js';
-import { type NamedQuery, namedQuery, slot } from '../prepared.js';
+import { namedQuery, type PreparedRunner, slot } from '../prepared.js';
 import type { IngestBackend, IngestCommand, IngestOutcome, IngestPolicy } from '../repositories/ingest.js';
 
 function ingestQueries(db: Kysely<Database>) {
@@ -107,6 +106,8 @@ function ingestQueries(db: Kysely<Database>) {
   };
 }
 
+type Db = Kysely<Database> | Transaction<Database>;
+
 interface PriorRow {
   request_hash: string;
   submission_id: string;
@@ -118,139 +119,86 @@ interface PriorRow {
 }
 
 /**
- * The embedded store's ingest path: SQL written once with Kysely, run as prepared statements
- * in one synchronous better-sqlite3 transaction per batch, with a savepoint per command.
+ * The embedded store's ingest path: SQL written once with Kysely and run as prepared
+ * statements on the store's single connection, inside the commit batcher's transaction.
  */
 export class SqliteIngestBackend implements IngestBackend {
   readonly dialect = 'sqlite' as const;
-  private writeAll:
-    | ((commands: IngestCommand[], now: Date, policy: IngestPolicy) => Array<IngestOutcome | Error>)
-    | undefined;
+  private readonly q: ReturnType<typeof ingestQueries>;
 
   constructor(
-    private readonly sqlite: SqliteDatabase.Database,
-    private readonly db: Kysely<Database>,
-  ) {}
-
-  async writeBatch(
-    commands: IngestCommand[],
-    now: Date,
-    policy: IngestPolicy,
-  ): Promise<Array<IngestOutcome | Error>> {
-    // Prepared on first use: the tables exist only once migrations have run.
-    this.writeAll ??= this.prepare();
-    return this.writeAll(commands, now, policy);
+    private readonly runner: PreparedRunner,
+    db: Kysely<Database>,
+  ) {
+    this.q = ingestQueries(db);
   }
 
-  private prepare() {
-    const sqlite = this.sqlite;
-    const q = ingestQueries(this.db);
-    const prepare = (n: NamedQuery) => ({ stmt: sqlite.prepare(n.sql), bind: n.bind });
-    const claim = prepare(q.claim);
-    const prior = prepare(q.prior);
-    const submission = prepare(q.submission);
-    const job = prepare(q.job);
-
-    const writeOne = (
-      c: IngestCommand,
-      nowIso: string,
-      nowMs: number,
-      policy: IngestPolicy,
-    ): IngestOutcome => {
-      const submissionId = newId();
-      const jobId = newId();
-      const values = {
-        partnerId: c.partnerId,
-        keyHash: c.idempotencyKeyHash,
-        requestHash: c.requestHash,
-        submissionId,
-        jobId,
-        now: nowIso,
-        expiresAt: new Date(nowMs + policy.idempotencyTtlMs).toISOString(),
-      };
-      const claimed = claim.stmt.get(...claim.bind(values)) as { submission_id: string } | undefined;
-      if (!claimed || claimed.submission_id !== submissionId) {
-        const row = prior.stmt.get(...prior.bind(values)) as PriorRow;
-        if (row.request_hash !== c.requestHash && !c.sameBody(row.original_body)) return { kind: 'mismatch' };
-        return {
-          kind: 'replayed',
-          submissionId: row.submission_id,
-          jobId: row.job_id,
-          partnerSubmissionId: row.partner_submission_id,
-          partnerSubjectId: row.partner_subject_id,
-          receivedAt: row.received_at,
-        } as const;
-      }
-      submission.stmt.run(
-        ...submission.bind({
-          submissionId,
-          tenantId: c.tenantId,
-          partnerId: c.partnerId,
-          subjectId: subjectIdFor(c.tenantId, c.partnerSubjectId),
-          partnerSubmissionId: c.partnerSubmissionId,
-          partnerSubjectId: c.partnerSubjectId,
-          status: 'received',
-          correlationId: c.correlationId,
-          requestId: c.requestId,
-          originalBody: c.originalBody,
-          normalisedBody: c.normalisedBody,
-          documentCount: c.documentCount,
-          markerCount: c.markerCount,
-          now: nowIso,
-        }),
-      );
-      job.stmt.run(
-        ...job.bind({
-          jobId,
-          tenantId: c.tenantId,
-          submissionId,
-          type: 'pipeline.ingest_validate',
-          status: 'pending',
-          payload: null,
-          correlationId: c.correlationId,
-          requestId: c.requestId,
-          attempts: 0,
-          maxAttempts: policy.maxAttempts,
-          now: nowIso,
-          nothing: null,
-          slaDeadlineAt: new Date(nowMs + policy.slaSeconds * 1000).toISOString(),
-        }),
-      );
-      return {
-        kind: 'created',
-        submissionId,
-        jobId,
-        partnerSubmissionId: c.partnerSubmissionId,
-        partnerSubjectId: c.partnerSubjectId,
-        receivedAt: nowIso,
-      } as const;
+  async writeOne(db: Db, c: IngestCommand, now: Date, policy: IngestPolicy): Promise<IngestOutcome> {
+    const nowIso = now.toISOString();
+    const nowMs = now.getTime();
+    const submissionId = newId();
+    const jobId = newId();
+    const values = {
+      partnerId: c.partnerId,
+      keyHash: c.idempotencyKeyHash,
+      requestHash: c.requestHash,
+      submissionId,
+      jobId,
+      now: nowIso,
+      expiresAt: new Date(nowMs + policy.idempotencyTtlMs).toISOString(),
     };
-
-    const isolated = sqlite.transaction(writeOne);
-    // The group commit: every command in one transaction. Should one fail, the batch rolls
-    // back and each command is written again in its own savepoint, so only that one fails.
-    const all = sqlite.transaction(
-      (commands: IngestCommand[], nowIso: string, nowMs: number, policy: IngestPolicy) =>
-        commands.map((c) => writeOne(c, nowIso, nowMs, policy)),
-    );
-    const oneByOne = sqlite.transaction(
-      (commands: IngestCommand[], nowIso: string, nowMs: number, policy: IngestPolicy) =>
-        commands.map((c): IngestOutcome | Error => {
-          try {
-            return isolated(c, nowIso, nowMs, policy);
-          } catch (error) {
-            return error instanceof Error ? error : new Error(String(error));
-          }
-        }),
-    );
-    return (commands: IngestCommand[], now: Date, policy: IngestPolicy): Array<IngestOutcome | Error> => {
-      const nowIso = now.toISOString();
-      const nowMs = now.getTime();
-      try {
-        return all(commands, nowIso, nowMs, policy);
-      } catch {
-        return oneByOne(commands, nowIso, nowMs, policy);
-      }
+    const [claimed] = await this.runner.all<{ submission_id: string }>(db, this.q.claim, values);
+    if (!claimed || claimed.submission_id !== submissionId) {
+      const [row] = await this.runner.all<PriorRow>(db, this.q.prior, values);
+      if (!row) throw new Error('idempotency key vanished during its own transaction');
+      if (row.request_hash !== c.requestHash && !c.sameBody(row.original_body)) return { kind: 'mismatch' };
+      return {
+        kind: 'replayed',
+        submissionId: row.submission_id,
+        jobId: row.job_id,
+        partnerSubmissionId: row.partner_submission_id,
+        partnerSubjectId: row.partner_subject_id,
+        receivedAt: row.received_at,
+      };
+    }
+    await this.runner.run(db, this.q.submission, {
+      submissionId,
+      tenantId: c.tenantId,
+      partnerId: c.partnerId,
+      subjectId: subjectIdFor(c.tenantId, c.partnerSubjectId),
+      partnerSubmissionId: c.partnerSubmissionId,
+      partnerSubjectId: c.partnerSubjectId,
+      status: 'received',
+      correlationId: c.correlationId,
+      requestId: c.requestId,
+      originalBody: c.originalBody,
+      normalisedBody: c.normalisedBody,
+      documentCount: c.documentCount,
+      markerCount: c.markerCount,
+      now: nowIso,
+    });
+    await this.runner.run(db, this.q.job, {
+      jobId,
+      tenantId: c.tenantId,
+      submissionId,
+      type: 'pipeline.ingest_validate',
+      status: 'pending',
+      payload: null,
+      correlationId: c.correlationId,
+      requestId: c.requestId,
+      attempts: 0,
+      maxAttempts: policy.maxAttempts,
+      now: nowIso,
+      nothing: null,
+      slaDeadlineAt: new Date(nowMs + policy.slaSeconds * 1000).toISOString(),
+    });
+    return {
+      kind: 'created',
+      submissionId,
+      jobId,
+      partnerSubmissionId: c.partnerSubmissionId,
+      partnerSubjectId: c.partnerSubjectId,
+      receivedAt: nowIso,
     };
   }
 }

@@ -1,0 +1,161 @@
+// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports]
+// Starts the real service (embedded SQLite, API and worker in one process), submits N valid
+// bodies as fast as ingest allows, and measures for each the time from acceptance to
+// `completed`. Timestamps come from the database the service writes (received_at and the
+// submission's updated_at when it completed), read through a read-only connection, so the
+// measurement puts no polling load on the API. Without --reports the bodies request only
+// scores; with --reports they request json, html and pdf, and the per-renderer medians are
+// printed as well.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+
+const root = path.resolve(import.meta.dirname, '..');
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '64' },
+    reports: { type: 'boolean', default: false },
+    port: { type: 'string', default: '18283' },
+  },
+});
+const n = Number(values.n);
+const concurrency = Number(values.concurrency);
+const port = Number(values.port);
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-bench-pipeline-'));
+const env = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  HOST: '127.0.0.1',
+  PORT: String(port),
+  RATE_LIMIT_PER_MINUTE: '0',
+};
+const quick = JSON.parse(
+  execFileSync(path.join(root, 'bin/healthspan'), ['quickstart', '--name', 'bench'], {
+    env,
+    encoding: 'utf8',
+  }),
+);
+const template = JSON.parse(fs.readFileSync(path.join(root, 'examples/submission.json'), 'utf8'));
+template.partnerId = quick.partnerId;
+template.options.requestedOutputs = values.reports ? ['score', 'json', 'html', 'pdf'] : ['score'];
+const body = JSON.stringify(template);
+
+const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+const server = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/server.js')], {
+  env,
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+const base = `http://127.0.0.1:${port}`;
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`${base}/ready`)).status === 200) break;
+  } catch {}
+  if (i > 200) throw new Error('service did not start');
+  await new Promise((r) => setTimeout(r, 50));
+}
+
+// Warm-up outside the measurement: JIT, fonts, prepared statements.
+async function post(key) {
+  const res = await fetch(`${base}/v1/submissions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': quick.apiKey,
+      'idempotency-key': key,
+      'x-correlation-id': 'bench',
+    },
+    body,
+  });
+  if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
+  return (await res.json()).submissionId;
+}
+const db = new Database(path.join(dataDir, 'healthspan.sqlite'), { readonly: true });
+const pendingCount = db.prepare(
+  "select count(*) n from submissions where status not in ('completed','failed','rejected')",
+);
+for (let i = 0; i < 20; i++) await post(`warm-${i}`);
+while (pendingCount.get().n > 0) await new Promise((r) => setTimeout(r, 20));
+
+const ids = [];
+let next = 0;
+const started = performance.now();
+await Promise.all(
+  Array.from({ length: concurrency }, async () => {
+    while (next < n) {
+      const i = next++;
+      ids.push(await post(`bench-${i}`));
+    }
+  }),
+);
+const ingestSeconds = (performance.now() - started) / 1000;
+while (pendingCount.get().n > 0) await new Promise((r) => setTimeout(r, 20));
+const wallSeconds = (performance.now() - started) / 1000;
+
+const rows = db
+  .prepare(
+    `select received_at, updated_at, status from submissions where id in (select value from json_each(?))`,
+  )
+  .all(JSON.stringify(ids));
+const latencies = rows.map((r) => Date.parse(r.updated_at) - Date.parse(r.received_at)).sort((a, b) => a - b);
+const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+const firstReceived = Math.min(...rows.map((r) => Date.parse(r.received_at)));
+const lastCompleted = Math.max(...rows.map((r) => Date.parse(r.updated_at)));
+const completed = rows.filter((r) => r.status === 'completed').length;
+const jobs = db
+  .prepare(
+    `select max(attempts) a, sum(status != 'completed') notDone from jobs where submission_id in (select value from json_each(?))`,
+  )
+  .get(JSON.stringify(ids));
+db.close();
+server.kill('SIGTERM');
+await new Promise((r) => server.once('exit', r));
+
+console.log(
+  `\nbench:pipeline  n=${n}, ${concurrency} concurrent posts, reports ${values.reports ? 'json+html+pdf' : 'off'}, ${os.cpus().length} cores`,
+);
+console.log(`ingest:      ${(n / ingestSeconds).toFixed(0)} submissions/s accepted`);
+console.log(
+  `completed:   ${completed}/${n}  (${(completed / ((lastCompleted - firstReceived) / 1000)).toFixed(0)} submissions/s, first acceptance to last completion; wall ${wallSeconds.toFixed(1)} s)`,
+);
+console.log(
+  `end-to-end:  p50 ${pct(50)} ms   p95 ${pct(95)} ms   p99 ${pct(99)} ms   max ${latencies.at(-1)} ms`,
+);
+console.log(`jobs:        max attempts ${jobs.a}, not completed ${jobs.notDone}`);
+
+if (values.reports) {
+  const { buildReport, renderArtifact } = await import('../dist/reports/index.js');
+  const { scoreSubmission } = await import('../dist/domain/model/index.js');
+  const { parseSubmission, checkPanel } = await import('../dist/domain/submission/index.js');
+  const parsed = parseSubmission(template, { now: new Date() });
+  const sub = checkPanel(parsed.value).value;
+  const result = scoreSubmission(sub, { now: new Date() });
+  const report = buildReport({
+    resultId: '00000000-0000-4000-8000-000000000000',
+    submissionId: '00000000-0000-4000-8000-000000000001',
+    partnerSubmissionId: sub.partnerSubmissionId,
+    partnerSubjectId: sub.partnerSubjectId,
+    generatedAt: new Date().toISOString(),
+    submission: sub,
+    result,
+  });
+  const line = [];
+  for (const type of ['json', 'html', 'pdf']) {
+    const times = [];
+    for (let i = 0; i < 60; i++) {
+      const t = performance.now();
+      await renderArtifact(type, report);
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    line.push(`${type} ${times[30].toFixed(2)} ms`);
+  }
+  console.log(`renderers:   median ${line.join(', ')} (this process, after warm-up)`);
+}
+fs.rmSync(dataDir, { recursive: true, force: true });
+if (completed !== n) process.exitCode = 1;

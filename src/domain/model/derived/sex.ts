@@ -1,0 +1,2 @@
+/** Sex recorded at birth, as the submission schema spells it. */
+export type Sex = 'male' | 'female';

@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import type { Store } from '../../store/index.js';
+import type { DownloadLinks } from '../download-links.js';
+import { ApiError } from '../errors.js';
+import { errorResponses } from '../responses.js';
+import { errorEnvelopeSchema } from '../schemas.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Inline styles and SVG only: the report page may load nothing and run nothing. */
+const HTML_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export const artifactPaths: ZodOpenApiPathsObject = {
+  '/v1/artifacts/{artifactId}/content': {
+    get: {
+      operationId: 'downloadArtifact',
+      summary: 'Download a report artifact through its signed link',
+      description:
+        'Use the downloadUrl from a result read as it is. The signature is the credential, so no API key is sent; ' +
+        'links expire (see access.expiresAt) and each result read issues fresh ones.',
+      tags: ['Partner'],
+      security: [],
+      requestParams: {
+        path: z.object({ artifactId: z.uuid() }),
+        query: z.object({
+          expires: z.string().meta({ description: 'Expiry, Unix seconds' }),
+          signature: z.string().meta({ description: 'HMAC signature issued by the service' }),
+        }),
+      },
+      responses: {
+        '200': {
+          description: 'The artifact bytes (application/json, text/html or application/pdf)',
+          content: {
+            'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } },
+            'text/html': { schema: { type: 'string' } },
+            'application/json': { schema: { type: 'object' } },
+          },
+        },
+        '403': {
+          description: 'FORBIDDEN: the link is malformed, altered or expired',
+          content: { 'application/json': { schema: errorEnvelopeSchema } },
+        },
+        '404': {
+          description: 'NOT_FOUND: the artifact is not available',
+          content: { 'application/json': { schema: errorEnvelopeSchema } },
+        },
+        ...errorResponses('429', '500'),
+      },
+    },
+  },
+};
+
+export async function artifactRoutes(
+  app: FastifyInstance,
+  opts: { store: Store; links: DownloadLinks },
+): Promise<void> {
+  app.get<{ Params: { artifactId: string }; Querystring: Record<string, unknown> }>(
+    '/v1/artifacts/:artifactId/content',
+    async (request, reply) => {
+      const id = request.params.artifactId.toLowerCase();
+      const forbidden = new ApiError(
+        403,
+        'FORBIDDEN',
+        'This download link is invalid or has expired; read the result again for a fresh link.',
+      );
+      if (!UUID.test(id)) throw forbidden;
+      const verdict = opts.links.verify(id, request.query.expires, request.query.signature, new Date());
+      if (verdict !== 'ok') throw forbidden;
+      const content = await opts.store.results.content(opts.store.connection.db, id);
+      if (!content) throw ApiError.notFound('This artifact is not available.');
+      const disposition = content.contentType.startsWith('application/json') ? 'attachment' : 'inline';
+      reply
+        .header('content-type', content.contentType)
+        .header('content-disposition', `${disposition}; filename="${content.fileName}"`)
+        .header('cache-control', 'private, no-store')
+        .header('x-content-type-options', 'nosniff');
+      if (content.contentType.startsWith('text/html')) reply.header('content-security-policy', HTML_CSP);
+      return reply.send(content.body);
+    },
+  );
+}

@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { partnerOutcomeSchema, toPartnerOutcome } from '../../domain/model/partner-view.js';
+import { SUBMISSION_STATUSES, submissionStatusLabel } from '../../domain/statuses.js';
+import type { Store } from '../../store/index.js';
+import type { ResultRecord } from '../../store/repositories/results.js';
+import { principalOf } from '../auth.js';
+import type { DownloadLinks } from '../download-links.js';
+import { ApiError } from '../errors.js';
+import { errorResponses, rateLimitHeaders } from '../responses.js';
+import { ARTIFACT_TYPE_LABELS, AVAILABILITY_LABELS, artifactSchema } from '../schemas.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const resultSchema = z
+  .object({
+    resultId: z.uuid(),
+    submissionId: z.uuid(),
+    partnerSubmissionId: z.string(),
+    status: z.enum(SUBMISSION_STATUSES),
+    statusLabel: z.string().min(1),
+    completedAt: z.iso
+      .datetime({ offset: true })
+      .meta({ description: 'Time the result row was last updated' }),
+    outcome: partnerOutcomeSchema.nullable().meta({ description: 'The primary (first) outcome' }),
+    outcomes: z
+      .array(partnerOutcomeSchema)
+      .optional()
+      .meta({ description: 'Present only when more than one outcome was scored, in requested order' }),
+    artifacts: z.object({ items: z.array(artifactSchema) }),
+  })
+  .meta({ id: 'Result' });
+
+type ResultBody = z.infer<typeof resultSchema>;
+
+export const resultPaths: ZodOpenApiPathsObject = {
+  '/v1/results/{resultId}': {
+    get: {
+      operationId: 'getResult',
+      summary: 'Result with outcomes and artifacts',
+      tags: ['Partner'],
+      requestParams: { path: z.object({ resultId: z.uuid() }) },
+      responses: {
+        '200': {
+          description: 'The result',
+          headers: rateLimitHeaders,
+          content: { 'application/json': { schema: resultSchema } },
+        },
+        ...errorResponses('401', '403', '404', '429', '500'),
+      },
+    },
+  },
+};
+
+export function presentResult(record: ResultRecord, links: DownloadLinks, now: Date): ResultBody {
+  const outcomes = record.bundle.outcomes.map(toPartnerOutcome);
+  const body: ResultBody = {
+    resultId: record.resultId,
+    submissionId: record.submissionId,
+    partnerSubmissionId: record.partnerSubmissionId,
+    status: record.submissionStatus as ResultBody['status'],
+    statusLabel: submissionStatusLabel(record.submissionStatus),
+    completedAt: record.updatedAt,
+    outcome: outcomes[0] ?? null,
+    artifacts: {
+      items: record.artifacts.map((a) => ({
+        artifactId: a.artifactId,
+        type: (a.type in ARTIFACT_TYPE_LABELS ? a.type : 'unknown') as 'json' | 'html' | 'pdf' | 'unknown',
+        typeLabel: ARTIFACT_TYPE_LABELS[a.type] ?? ARTIFACT_TYPE_LABELS.unknown!,
+        availability: a.availability as 'available' | 'pending' | 'unavailable',
+        availabilityLabel: AVAILABILITY_LABELS[a.availability] ?? 'Unknown',
+        access: a.availability === 'available' ? links.issue(a.artifactId, now) : null,
+        generatedAt: a.generatedAt,
+      })),
+    },
+  };
+  if (outcomes.length > 1) body.outcomes = outcomes;
+  return body;
+}
+
+export async function resultRoutes(
+  app: FastifyInstance,
+  opts: { store: Store; links: DownloadLinks },
+): Promise<void> {
+  app.get<{ Params: { resultId: string } }>(
+    '/v1/results/:resultId',
+    { config: { auth: true } },
+    async (request) => {
+      const principal = principalOf(request);
+      const id = request.params.resultId;
+      if (!UUID.test(id)) throw ApiError.notFound('No result with this id in this account.');
+      const record = await opts.store.forTenant(principal.tenantId).results.get(id.toLowerCase());
+      if (!record) throw ApiError.notFound('No result with this id in this account.');
+      return presentResult(record, opts.links, new Date());
+    },
+  );
+}

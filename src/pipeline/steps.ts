@@ -1,0 +1,193 @@
+import { createHash } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import { scoreSubmission } from '../domain/model/index.js';
+import type { ModelResult } from '../domain/model/types.js';
+import { checkPanel, type NormalisedSubmission, parseSubmission } from '../domain/submission/index.js';
+import type { ClaimedJob, JobDefinition, NewJob } from '../queue/types.js';
+import { PermanentJobError } from '../queue/types.js';
+import type { Database } from '../store/database.js';
+import type { Store } from '../store/index.js';
+import { ARTIFACT_TYPES, type ArtifactType } from '../store/repositories/results.js';
+import type { ReportRenderer } from './report-renderer.js';
+
+export interface PipelineDeps {
+  store: Store;
+  renderer: ReportRenderer;
+  maxAttempts: number;
+  clock: () => Date;
+}
+
+/** A stored submission that fails the checks it passed at ingest: `rejected`, not `failed`. */
+class RejectedSubmission extends PermanentJobError {}
+
+function requireSubmissionId(job: ClaimedJob): string {
+  if (!job.submissionId) throw new PermanentJobError('This step has no submission to work on.');
+  return job.submissionId;
+}
+
+function nextJob(job: ClaimedJob, type: NewJob['type'], maxAttempts: number): NewJob {
+  // Later steps keep the acceptance time and deadline of the submission they serve.
+  return {
+    type,
+    tenantId: job.tenantId,
+    submissionId: job.submissionId,
+    correlationId: job.correlationId,
+    requestId: job.requestId,
+    acceptedAt: job.acceptedAt,
+    slaDeadlineAt: job.slaDeadlineAt,
+    maxAttempts,
+  };
+}
+
+function requestedArtifacts(sub: NormalisedSubmission): ArtifactType[] {
+  const outputs = new Set<string>(sub.options.requestedOutputs);
+  return ARTIFACT_TYPES.filter((t) => outputs.has(t));
+}
+
+export function pipelineDefinitions(
+  deps: PipelineDeps,
+): Record<'pipeline.ingest_validate' | 'pipeline.score' | 'pipeline.render_reports', JobDefinition> {
+  const { store, clock } = deps;
+  const db = store.connection.db;
+  const subs = store.pipeline;
+  const results = store.results;
+
+  async function failSubmission(trx: Transaction<Database>, job: ClaimedJob, error: unknown): Promise<void> {
+    if (!job.submissionId) return;
+    await subs.setStatus(
+      trx,
+      job.submissionId,
+      error instanceof RejectedSubmission ? 'rejected' : 'failed',
+      clock(),
+    );
+  }
+
+  const ingestValidate: JobDefinition = {
+    async onStart(trx, job) {
+      await subs.setStatus(trx, requireSubmissionId(job), 'validating', clock());
+    },
+    async run(job) {
+      const id = requireSubmissionId(job);
+      const stored = await subs.load(db, id);
+      if (!stored) throw new PermanentJobError('The submission to check no longer exists.');
+      let body: unknown;
+      try {
+        body = JSON.parse(stored.originalBody);
+      } catch {
+        throw new RejectedSubmission('The stored submission is not valid JSON.');
+      }
+      // The same checks as at ingest, at the time the submission was received.
+      const parsed = parseSubmission(body, { now: new Date(stored.receivedAt) });
+      if (!parsed.ok) throw new RejectedSubmission('The submission no longer matches the submission schema.');
+      if (parsed.value.partnerId.toLowerCase() !== stored.partnerId) {
+        throw new RejectedSubmission('The submission names a different partner than the key that sent it.');
+      }
+      const panel = checkPanel(parsed.value);
+      if (!panel.ok) throw new RejectedSubmission('The marker panel no longer passes the panel checks.');
+      const normalised = JSON.stringify(panel.value);
+      return async (trx) => {
+        const now = clock();
+        if (normalised !== stored.normalisedBody) await subs.setNormalised(trx, id, normalised, now);
+        await subs.setStatus(trx, id, 'validated', now);
+        await store.jobs.enqueue(trx, nextJob(job, 'pipeline.score', deps.maxAttempts), now);
+      };
+    },
+    onFailed: async (trx, job, _summary, error) => failSubmission(trx, job, error),
+    summarize: () => 'Checking the submission failed because of an internal error.',
+  };
+
+  const score: JobDefinition = {
+    async onStart(trx, job) {
+      await subs.setStatus(trx, requireSubmissionId(job), 'processing', clock());
+    },
+    async run(job) {
+      const id = requireSubmissionId(job);
+      const stored = await subs.load(db, id);
+      if (!stored) throw new PermanentJobError('The submission to score no longer exists.');
+      const sub = JSON.parse(stored.normalisedBody) as NormalisedSubmission;
+      // Evaluated at the time of receipt, so a re-run gives the same numbers.
+      const bundle: ModelResult = scoreSubmission(sub, { now: new Date(stored.receivedAt) });
+      const artifacts = requestedArtifacts(sub);
+      return async (trx) => {
+        const now = clock();
+        await results.createOnce(
+          trx,
+          { tenantId: job.tenantId, submissionId: id, bundle, artifactTypes: artifacts },
+          now,
+        );
+        if (artifacts.length > 0) {
+          await store.jobs.enqueue(trx, nextJob(job, 'pipeline.render_reports', deps.maxAttempts), now);
+        } else {
+          await subs.setStatus(trx, id, 'completed', now);
+        }
+      };
+    },
+    onFailed: async (trx, job, _summary, error) => failSubmission(trx, job, error),
+    summarize: () => 'Scoring failed because of an internal error.',
+  };
+
+  const renderReports: JobDefinition = {
+    async run(job, ctx) {
+      const id = requireSubmissionId(job);
+      const stored = await subs.load(db, id);
+      const result = await results.forSubmission(db, id);
+      if (!stored || !result)
+        throw new PermanentJobError('The result to render reports for no longer exists.');
+      const sub = JSON.parse(stored.normalisedBody) as NormalisedSubmission;
+      const pending = result.artifacts.filter((a) => a.availability === 'pending');
+      const rendered = await deps.renderer.render(
+        {
+          resultId: result.resultId,
+          submissionId: id,
+          partnerSubmissionId: sub.partnerSubmissionId,
+          partnerSubjectId: sub.partnerSubjectId,
+          // Reports carry the time of receipt, so a re-render produces the same bytes.
+          generatedAt: stored.receivedAt,
+          submission: sub,
+          result: result.bundle,
+        },
+        pending.map((a) => a.type as ArtifactType),
+        ctx.signal,
+      );
+      return async (trx) => {
+        const now = clock();
+        for (const artifact of pending) {
+          const out = rendered.get(artifact.type as ArtifactType);
+          if (!out) continue;
+          await results.storeArtifact(
+            trx,
+            {
+              artifactId: artifact.artifactId,
+              body: out.body,
+              contentType: out.contentType,
+              fileName: `wellbeing-report-${sub.partnerSubmissionId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80)}.${out.fileExtension}`,
+              sha256: createHash('sha256').update(out.body).digest('hex'),
+            },
+            now,
+          );
+        }
+        await results.touch(trx, result.resultId, now);
+        await subs.setStatus(trx, id, 'completed', now);
+      };
+    },
+    // Scores exist even when a renderer keeps failing: the submission completes, and the
+    // artifacts that could not be made say so.
+    async onFailed(trx, job) {
+      if (!job.submissionId) return;
+      const now = clock();
+      const result = await results.forSubmission(trx, job.submissionId);
+      if (result) {
+        await results.markPendingUnavailable(trx, result.resultId, now);
+        await results.touch(trx, result.resultId, now);
+      }
+      await subs.setStatus(trx, job.submissionId, 'completed', now);
+    },
+    summarize: () => 'Preparing the reports failed because of an internal error.',
+  };
+
+  return {
+    'pipeline.ingest_validate': ingestValidate,
+    'pipeline.score': score,
+    'pipeline.render_reports': renderReports,
+  };
+}

@@ -1,0 +1,64 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { JobType } from '../domain/statuses.js';
+import type { Database } from '../store/database.js';
+
+export interface ClaimedJob {
+  id: string;
+  tenantId: string;
+  submissionId: string | null;
+  type: JobType;
+  payload: Record<string, unknown> | null;
+  correlationId: string | null;
+  requestId: string | null;
+  /** This attempt's number, 1-based (already counted when the job was claimed). */
+  attempt: number;
+  maxAttempts: number;
+  acceptedAt: string;
+  slaDeadlineAt: string | null;
+  /** Lease owner: completion is fenced on it, so a worker that lost its lease cannot finish. */
+  lockedBy: string;
+}
+
+export interface NewJob {
+  type: JobType;
+  tenantId: string;
+  submissionId: string | null;
+  payload?: Record<string, unknown> | null;
+  correlationId: string | null;
+  requestId: string | null;
+  acceptedAt: string;
+  slaDeadlineAt: string | null;
+  maxAttempts: number;
+  runAt?: string;
+}
+
+export type Db = Kysely<Database> | Transaction<Database>;
+
+/** Writes run in the transaction that completes a job: results, status changes, next jobs. */
+export type Completion = (trx: Transaction<Database>) => Promise<void>;
+
+export interface HandlerContext {
+  /** Aborted when the lease is lost or the worker shuts down: stop and throw. */
+  signal: AbortSignal;
+}
+
+/** A failure that retrying cannot fix: the job fails at once with this plain-language summary. */
+export class PermanentJobError extends Error {
+  constructor(readonly summary: string) {
+    super(summary);
+  }
+}
+
+export interface JobDefinition {
+  /**
+   * Does the step's work outside any transaction (it may be CPU-heavy) and returns the writes
+   * that record its outcome; those run in the transaction that marks the job completed.
+   */
+  run(job: ClaimedJob, ctx: HandlerContext): Promise<Completion>;
+  /** Writes made when an attempt starts, in the transaction that claims the job. */
+  onStart?(trx: Transaction<Database>, job: ClaimedJob): Promise<void>;
+  /** Called in the transaction that marks the job failed for good. */
+  onFailed?(trx: Transaction<Database>, job: ClaimedJob, summary: string, error: unknown): Promise<void>;
+  /** Plain-language summary of an error for `errorSummary`; never a stack trace. */
+  summarize?(error: unknown): string;
+}

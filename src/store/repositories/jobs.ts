@@ -1,0 +1,272 @@
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { JobType } from '../../domain/statuses.js';
+import type { ClaimedJob, Db, NewJob } from '../../queue/types.js';
+import { iso, isoOrNull, json, type SqlDialect } from '../codec.js';
+import type { Database } from '../database.js';
+import { newId } from '../ids.js';
+import { type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
+
+const CLAIMED_COLUMNS = [
+  'id',
+  'tenant_id',
+  'submission_id',
+  'type',
+  'payload',
+  'correlation_id',
+  'request_id',
+  'attempts',
+  'max_attempts',
+  'accepted_at',
+  'sla_deadline_at',
+  'locked_by',
+] as const;
+
+function toClaimed(row: {
+  id: string;
+  tenant_id: string;
+  submission_id: string | null;
+  type: string;
+  payload: string | object | null;
+  correlation_id: string | null;
+  request_id: string | null;
+  attempts: number;
+  max_attempts: number;
+  accepted_at: string | Date;
+  sla_deadline_at: string | Date | null;
+  locked_by: string | null;
+}): ClaimedJob {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    submissionId: row.submission_id,
+    type: row.type as JobType,
+    payload: json<Record<string, unknown>>(row.payload),
+    correlationId: row.correlation_id,
+    requestId: row.request_id,
+    attempt: row.attempts,
+    maxAttempts: row.max_attempts,
+    acceptedAt: iso(row.accepted_at),
+    slaDeadlineAt: isoOrNull(row.sla_deadline_at),
+    lockedBy: row.locked_by ?? '',
+  };
+}
+
+/** The job table's state machine. Every write after a claim is fenced on the lease owner. */
+export class JobsRepository {
+  // Run for every job: built once, run as prepared statements.
+  private readonly q: { enqueue: NamedQuery; finish: NamedQuery };
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
+    private readonly runner: PreparedRunner,
+  ) {
+    this.q = {
+      enqueue: namedQuery(
+        db
+          .insertInto('jobs')
+          .values({
+            id: slot('id'),
+            tenant_id: slot('tenantId'),
+            submission_id: slot('submissionId'),
+            type: slot('type'),
+            status: slot('pending'),
+            payload: slot('payload'),
+            correlation_id: slot('correlationId'),
+            request_id: slot('requestId'),
+            attempts: slot<number>('zero'),
+            max_attempts: slot<number>('maxAttempts'),
+            run_at: slot('runAt'),
+            locked_until: slot('nothing'),
+            locked_by: slot('nothing'),
+            queued_at: slot('now'),
+            accepted_at: slot('acceptedAt'),
+            started_at: slot('nothing'),
+            completed_at: slot('nothing'),
+            failed_at: slot('nothing'),
+            sla_deadline_at: slot('slaDeadlineAt'),
+            error_summary: slot('nothing'),
+            created_at: slot('now'),
+            updated_at: slot('now'),
+          })
+          .compile(),
+      ),
+      // Completion, retry and failure differ only in values; all are fenced on the lease owner.
+      finish: namedQuery(
+        db
+          .updateTable('jobs')
+          .set({
+            status: slot('status'),
+            completed_at: sql`coalesce(${slot('completedAt')}, completed_at)`,
+            failed_at: sql`coalesce(${slot('failedAt')}, failed_at)`,
+            run_at: sql`coalesce(${slot('runAt')}, run_at)`,
+            error_summary: slot('summary'),
+            locked_by: slot('nothing'),
+            locked_until: slot('nothing'),
+            updated_at: slot('now'),
+          })
+          .where('id', '=', slot('id'))
+          .where('locked_by', '=', slot('owner'))
+          .where('status', '=', slot('running'))
+          .compile(),
+      ),
+    };
+  }
+
+  async enqueue(db: Db, job: NewJob, now: Date): Promise<string> {
+    const id = newId();
+    const nowIso = now.toISOString();
+    await this.runner.run(db, this.q.enqueue, {
+      id,
+      tenantId: job.tenantId,
+      submissionId: job.submissionId,
+      type: job.type,
+      pending: 'pending',
+      payload: job.payload ? JSON.stringify(job.payload) : null,
+      correlationId: job.correlationId,
+      requestId: job.requestId,
+      zero: 0,
+      maxAttempts: job.maxAttempts,
+      runAt: job.runAt ?? nowIso,
+      nothing: null,
+      now: nowIso,
+      acceptedAt: job.acceptedAt,
+      slaDeadlineAt: job.slaDeadlineAt,
+    });
+    return id;
+  }
+
+  private async finish(
+    db: Db,
+    job: ClaimedJob,
+    now: Date,
+    change: { status: 'completed' | 'retrying' | 'failed'; summary: string | null; runAt?: Date },
+  ): Promise<boolean> {
+    const nowIso = now.toISOString();
+    const changed = await this.runner.run(db, this.q.finish, {
+      status: change.status,
+      completedAt: change.status === 'completed' ? nowIso : null,
+      failedAt: change.status === 'failed' ? nowIso : null,
+      runAt: change.runAt ? change.runAt.toISOString() : null,
+      summary: change.summary,
+      nothing: null,
+      now: nowIso,
+      id: job.id,
+      owner: job.lockedBy,
+      running: 'running',
+    });
+    return changed === 1;
+  }
+
+  /**
+   * Claims up to `limit` due jobs of the given types for `workerId`. One statement: the inner
+   * select picks the jobs (with SKIP LOCKED on PostgreSQL, where several workers race), the
+   * update takes the lease and counts the attempt.
+   */
+  async claim(
+    db: Db,
+    workerId: string,
+    types: readonly string[],
+    limit: number,
+    leaseMs: number,
+    now: Date,
+  ): Promise<ClaimedJob[]> {
+    if (limit <= 0 || types.length === 0) return [];
+    const nowIso = now.toISOString();
+    let due = db
+      .selectFrom('jobs')
+      .select('id')
+      .where('status', 'in', ['pending', 'retrying'])
+      .where('run_at', '<=', nowIso)
+      .where('type', 'in', [...types])
+      .orderBy('run_at')
+      .limit(limit);
+    if (this.dialect === 'postgres') due = due.forUpdate().skipLocked();
+    const rows = await db
+      .updateTable('jobs')
+      .set({
+        status: 'running',
+        attempts: sql`attempts + 1`,
+        locked_by: workerId,
+        locked_until: new Date(now.getTime() + leaseMs).toISOString(),
+        started_at: sql`coalesce(started_at, ${nowIso})`,
+        updated_at: nowIso,
+      })
+      .where('id', 'in', due)
+      .returning(CLAIMED_COLUMNS)
+      .execute();
+    return rows.map(toClaimed).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** Extends the leases this worker still holds; returns the ids it no longer holds. */
+  async heartbeat(workerId: string, ids: string[], leaseMs: number, now: Date): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const held = await this.db
+      .updateTable('jobs')
+      .set({ locked_until: new Date(now.getTime() + leaseMs).toISOString() })
+      .where('id', 'in', ids)
+      .where('locked_by', '=', workerId)
+      .where('status', '=', 'running')
+      .returning('id')
+      .execute();
+    const kept = new Set(held.map((r) => r.id));
+    return ids.filter((id) => !kept.has(id));
+  }
+
+  /** Marks the job completed if this worker still holds it; false means the lease was lost. */
+  complete(trx: Db, job: ClaimedJob, now: Date): Promise<boolean> {
+    return this.finish(trx, job, now, { status: 'completed', summary: null });
+  }
+
+  retryLater(trx: Db, job: ClaimedJob, runAt: Date, summary: string, now: Date): Promise<boolean> {
+    return this.finish(trx, job, now, { status: 'retrying', summary, runAt });
+  }
+
+  fail(trx: Db, job: ClaimedJob, summary: string, now: Date): Promise<boolean> {
+    return this.finish(trx, job, now, { status: 'failed', summary });
+  }
+
+  /** Hands a job back at shutdown without counting the attempt. */
+  async release(trx: Db, job: ClaimedJob, now: Date): Promise<void> {
+    const nowIso = now.toISOString();
+    await trx
+      .updateTable('jobs')
+      .set({
+        status: 'pending',
+        attempts: sql`attempts - 1`,
+        run_at: nowIso,
+        locked_by: null,
+        locked_until: null,
+        updated_at: nowIso,
+      })
+      .where('id', '=', job.id)
+      .where('locked_by', '=', job.lockedBy)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  /** Running jobs whose lease ran out: their worker died or stalled. */
+  async expired(now: Date, limit: number): Promise<ClaimedJob[]> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(CLAIMED_COLUMNS)
+      .where('status', '=', 'running')
+      .where('locked_until', '<', now.toISOString())
+      .orderBy('locked_until')
+      .limit(limit)
+      .execute();
+    return rows.map(toClaimed);
+  }
+
+  /** Every job of a submission, oldest first (used by tests and the operator). */
+  async forSubmission(submissionId: string) {
+    return this.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('submission_id', '=', submissionId)
+      .orderBy('queued_at')
+      .orderBy('id')
+      .execute();
+  }
+}

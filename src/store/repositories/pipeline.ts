@@ -1,0 +1,108 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { SubmissionStatus } from '../../domain/statuses.js';
+import { iso } from '../codec.js';
+import type { Database } from '../database.js';
+import { type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface StoredSubmission {
+  submissionId: string;
+  tenantId: string;
+  partnerId: string;
+  status: string;
+  originalBody: string;
+  normalisedBody: string;
+  receivedAt: string;
+  correlationId: string;
+  requestId: string;
+}
+
+interface Row {
+  id: string;
+  tenant_id: string;
+  partner_id: string;
+  status: string;
+  original_body: string | object;
+  normalised_body: string | object;
+  received_at: string | Date;
+  correlation_id: string;
+  request_id: string;
+}
+
+const asText = (v: string | object): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * What the pipeline steps read and write about a submission (unscoped: workers only). These
+ * run for every job, so their SQL is built once and run as prepared statements.
+ */
+export class PipelineRepository {
+  private readonly q: { load: NamedQuery; setStatus: NamedQuery; setNormalised: NamedQuery };
+
+  constructor(
+    db: Kysely<Database>,
+    private readonly runner: PreparedRunner,
+  ) {
+    this.q = {
+      load: namedQuery(
+        db
+          .selectFrom('submissions')
+          .select([
+            'id',
+            'tenant_id',
+            'partner_id',
+            'status',
+            'original_body',
+            'normalised_body',
+            'received_at',
+            'correlation_id',
+            'request_id',
+          ])
+          .where('id', '=', slot('id'))
+          .compile(),
+      ),
+      setStatus: namedQuery(
+        db
+          .updateTable('submissions')
+          .set({ status: slot('status'), updated_at: slot('now') })
+          .where('id', '=', slot('id'))
+          .compile(),
+      ),
+      setNormalised: namedQuery(
+        db
+          .updateTable('submissions')
+          .set({ normalised_body: slot('body'), updated_at: slot('now') })
+          .where('id', '=', slot('id'))
+          .compile(),
+      ),
+    };
+  }
+
+  async load(db: Db, submissionId: string): Promise<StoredSubmission | undefined> {
+    const [row] = await this.runner.all<Row>(db, this.q.load, { id: submissionId });
+    if (!row) return undefined;
+    return {
+      submissionId: row.id,
+      tenantId: row.tenant_id,
+      partnerId: row.partner_id,
+      status: row.status,
+      originalBody: asText(row.original_body),
+      normalisedBody: asText(row.normalised_body),
+      receivedAt: iso(row.received_at),
+      correlationId: row.correlation_id,
+      requestId: row.request_id,
+    };
+  }
+
+  async setStatus(db: Db, submissionId: string, status: SubmissionStatus, now: Date): Promise<void> {
+    await this.runner.run(db, this.q.setStatus, { id: submissionId, status, now: now.toISOString() });
+  }
+
+  async setNormalised(db: Db, submissionId: string, normalisedBody: string, now: Date): Promise<void> {
+    await this.runner.run(db, this.q.setNormalised, {
+      id: submissionId,
+      body: normalisedBody,
+      now: now.toISOString(),
+    });
+  }
+}

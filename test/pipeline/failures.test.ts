@@ -1,0 +1,224 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { PermanentJobError } from '../../src/queue/types.js';
+import type { Worker } from '../../src/queue/worker.js';
+import { startPipelineWorker, waitUntil } from '../helpers/pipeline.js';
+import {
+  bodyFor,
+  createAccount,
+  getJson,
+  postSubmission,
+  startTestService,
+  type TestService,
+} from '../helpers/service.js';
+
+const running: Array<TestService | Worker> = [];
+afterEach(async () => {
+  for (const r of running.splice(0).reverse()) await r.stop();
+});
+
+async function detailOf(service: TestService, apiKey: string, id: string) {
+  return (await getJson(service, `/v1/submissions/${id}`, { 'x-api-key': apiKey })).json as {
+    status: string;
+    resultId?: string;
+    jobs: Array<{
+      type: string;
+      status: string;
+      attempts: number;
+      failedAt: string | null;
+      errorSummary: string | null;
+      slaBreached: boolean;
+    }>;
+  };
+}
+
+describe('pipeline failures', () => {
+  it('retries a step that throws with backoff, then fails it and the submission with a plain summary', async () => {
+    const service = await startTestService({
+      WORKER_CONCURRENCY: '0',
+      JOB_MAX_ATTEMPTS: '3',
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    running.push(service);
+    const account = await createAccount(service);
+    const attemptTimes: number[] = [];
+    running.push(
+      startPipelineWorker(
+        service,
+        (defs) => ({
+          'pipeline.score': {
+            ...defs['pipeline.score'],
+            run: async () => {
+              attemptTimes.push(Date.now());
+              throw new Error('TypeError at score.ts:42 (internal detail)');
+            },
+          },
+        }),
+        { retryBaseMs: 100 },
+      ),
+    );
+    const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+    const id = String(res.json.submissionId);
+    const detail = await waitUntil(async () => {
+      const d = await detailOf(service, account.apiKey, id);
+      return d.status === 'failed' && d;
+    });
+    const score = detail.jobs.find((j) => j.type === 'pipeline.score')!;
+    expect(score).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      errorSummary: 'Scoring failed because of an internal error.',
+    });
+    expect(score.failedAt).not.toBeNull();
+    expect(detail.resultId).toBeUndefined();
+    expect(JSON.stringify(detail)).not.toMatch(/TypeError|score\.ts/);
+    expect(attemptTimes).toHaveLength(3);
+    expect(attemptTimes[1]! - attemptTimes[0]!).toBeGreaterThanOrEqual(50);
+    expect(attemptTimes[2]! - attemptTimes[1]!).toBeGreaterThanOrEqual(100);
+  });
+
+  it('rejects a stored submission that fails its ingest-time checks', async () => {
+    const service = await startTestService({ WORKER_CONCURRENCY: '0', RATE_LIMIT_PER_MINUTE: '0' });
+    running.push(service);
+    const account = await createAccount(service);
+    const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+    const id = String(res.json.submissionId);
+    // As if the stored body had been written by an older, laxer version of the service.
+    const broken = bodyFor(account, (b) => b.markers.pop());
+    await service.store.connection.db
+      .updateTable('submissions')
+      .set({ original_body: JSON.stringify(broken) })
+      .where('id', '=', id)
+      .execute();
+    running.push(startPipelineWorker(service));
+    const detail = await waitUntil(async () => {
+      const d = await detailOf(service, account.apiKey, id);
+      return d.status === 'rejected' && d;
+    });
+    expect(detail.jobs).toHaveLength(1);
+    expect(detail.jobs[0]).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(detail.jobs[0]!.errorSummary).toMatch(/panel/);
+  });
+
+  it('completes with unavailable artifacts when a renderer keeps failing', async () => {
+    const service = await startTestService({
+      WORKER_CONCURRENCY: '0',
+      JOB_MAX_ATTEMPTS: '2',
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    running.push(service);
+    const account = await createAccount(service);
+    running.push(
+      startPipelineWorker(service, (defs) => ({
+        'pipeline.render_reports': {
+          ...defs['pipeline.render_reports'],
+          run: async () => {
+            throw new PermanentJobError('Preparing the reports failed.');
+          },
+        },
+      })),
+    );
+    const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+    const id = String(res.json.submissionId);
+    const detail = await waitUntil(async () => {
+      const d = await detailOf(service, account.apiKey, id);
+      return d.status === 'completed' && d;
+    });
+    const result = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': account.apiKey });
+    const items = (result.json.artifacts as { items: Array<{ availability: string; access: unknown }> })
+      .items;
+    expect(items.map((i) => i.availability)).toEqual(['unavailable', 'unavailable', 'unavailable']);
+    expect(items.every((i) => i.access === null)).toBe(true);
+  });
+
+  it('marks slaBreached once the deadline passes', async () => {
+    const service = await startTestService({
+      WORKER_CONCURRENCY: '0',
+      SLA_SECONDS: '1',
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    running.push(service);
+    const account = await createAccount(service);
+    const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+    const id = String(res.json.submissionId);
+    expect((await detailOf(service, account.apiKey, id)).jobs[0]!.slaBreached).toBe(false);
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect((await detailOf(service, account.apiKey, id)).jobs[0]!.slaBreached).toBe(true);
+  });
+
+  it('finishes a submission whose worker process was SIGKILLed mid-step, with exactly one result', async () => {
+    const service = await startTestService({
+      WORKER_CONCURRENCY: '0',
+      JOB_LEASE_SECONDS: '2',
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    running.push(service);
+    const account = await createAccount(service);
+    const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+    const id = String(res.json.submissionId);
+
+    const child = spawn(
+      process.execPath,
+      [path.resolve(import.meta.dirname, '../fixtures/stalling-worker.mjs')],
+      {
+        env: {
+          ...process.env,
+          DATA_DIR: service.config.dataDir,
+          STALL_TYPE: 'pipeline.score',
+          JOB_LEASE_SECONDS: '2',
+          LOG_LEVEL: 'silent',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    const lines = readline.createInterface({ input: child.stdout! });
+    const mid = await new Promise<{ midStep: string }>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('the worker never reached the step')), 15_000);
+      lines.on('line', (line) => {
+        const msg = JSON.parse(line) as { midStep?: string };
+        if (msg.midStep) {
+          clearTimeout(timer);
+          resolve(msg as { midStep: string });
+        }
+      });
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+
+    const killed = await service.store.connection.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('id', '=', mid.midStep)
+      .executeTakeFirstOrThrow();
+    expect(killed).toMatchObject({ status: 'running', attempts: 1, type: 'pipeline.score' });
+    expect(
+      await service.store.connection.db
+        .selectFrom('results')
+        .selectAll()
+        .where('submission_id', '=', id)
+        .execute(),
+    ).toHaveLength(0);
+
+    // A fresh worker rescues the expired lease and finishes the pipeline.
+    running.push(startPipelineWorker(service, undefined, { leaseMs: 2000, rescueEveryMs: 250 }));
+    const detail = await waitUntil(async () => {
+      const d = await detailOf(service, account.apiKey, id);
+      return d.status === 'completed' && d;
+    }, 20_000);
+    const results = await service.store.connection.db
+      .selectFrom('results')
+      .selectAll()
+      .where('submission_id', '=', id)
+      .execute();
+    expect(results).toHaveLength(1);
+    expect(detail.resultId).toBe(results[0]!.id);
+    const attempts = Object.fromEntries(detail.jobs.map((j) => [j.type, [j.status, j.attempts]]));
+    expect(attempts).toEqual({
+      'pipeline.ingest_validate': ['completed', 1],
+      'pipeline.score': ['completed', 2],
+      'pipeline.render_reports': ['completed', 1],
+    });
+  });
+});

@@ -1,0 +1,250 @@
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { retryDelayMs } from '../../src/queue/backoff.js';
+import { type ClaimedJob, type JobDefinition, PermanentJobError } from '../../src/queue/types.js';
+import { Worker } from '../../src/queue/worker.js';
+import { Store } from '../../src/store/index.js';
+import { tempDataDir } from '../helpers/dirs.js';
+
+let store: Store;
+let tenantId: string;
+const workers: Worker[] = [];
+const silent = pino({ level: 'silent' });
+
+beforeEach(async () => {
+  store = Store.open({ dataDir: tempDataDir(), databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 3 });
+  await store.migrate();
+  tenantId = (await store.accounts.createTenant('T')).tenantId;
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop(1000)));
+  await store.close();
+});
+
+function startWorker(
+  definition: JobDefinition,
+  opts: Partial<ConstructorParameters<typeof Worker>[0]> = {},
+): Worker {
+  const worker = new Worker({
+    jobs: store.jobs,
+    batcher: store.batcher,
+    notifier: store.notifier,
+    logger: silent,
+    definitions: { 'webhook.deliver': definition },
+    concurrency: 4,
+    leaseMs: 2000,
+    heartbeatMs: 300,
+    pollMs: 200,
+    rescueEveryMs: 200,
+    retryBaseMs: 40,
+    retryCapMs: 1000,
+    ...opts,
+  });
+  workers.push(worker);
+  worker.start();
+  return worker;
+}
+
+async function enqueue(maxAttempts = 3): Promise<string> {
+  const now = new Date();
+  const id = await store.jobs.enqueue(
+    store.connection.db,
+    {
+      type: 'webhook.deliver',
+      tenantId,
+      submissionId: null,
+      correlationId: 'c',
+      requestId: 'r',
+      acceptedAt: now.toISOString(),
+      slaDeadlineAt: null,
+      maxAttempts,
+    },
+    now,
+  );
+  store.notifier.notify();
+  return id;
+}
+
+async function job(id: string) {
+  return store.connection.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('backoff', () => {
+  it('grows exponentially, is capped, and never exceeds its step', () => {
+    expect(retryDelayMs(1, 1000, 60_000, () => 0)).toBe(500);
+    expect(retryDelayMs(1, 1000, 60_000, () => 1)).toBe(1000);
+    expect(retryDelayMs(3, 1000, 60_000, () => 1)).toBe(4000);
+    expect(retryDelayMs(20, 1000, 60_000, () => 1)).toBe(60_000);
+    for (let i = 0; i < 100; i++) {
+      const d = retryDelayMs(4, 100, 10_000);
+      expect(d).toBeGreaterThanOrEqual(400);
+      expect(d).toBeLessThanOrEqual(800);
+    }
+  });
+});
+
+describe('Worker', () => {
+  it('runs an enqueued job at once (no polling delay) and records its completion', async () => {
+    const seen: ClaimedJob[] = [];
+    startWorker(
+      {
+        run: async (j) => {
+          seen.push(j);
+          return async () => {};
+        },
+      },
+      { pollMs: 60_000 },
+    );
+    const started = Date.now();
+    const id = await enqueue();
+    const row = await waitFor(async () => {
+      const r = await job(id);
+      return r.status === 'completed' && r;
+    });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(row.attempts).toBe(1);
+    expect(row.completed_at).not.toBeNull();
+    expect(seen.map((j) => j.id)).toEqual([id]);
+  });
+
+  it('retries a throwing step with growing delays, then fails it with failedAt and a plain summary', async () => {
+    const attemptsAt: number[] = [];
+    startWorker({
+      run: async () => {
+        attemptsAt.push(Date.now());
+        throw new Error('boom: internal detail that must not leak');
+      },
+      summarize: () => 'Delivering the notification failed.',
+    });
+    const id = await enqueue(3);
+    const row = await waitFor(async () => {
+      const r = await job(id);
+      return r.status === 'failed' && r;
+    });
+    expect(row.attempts).toBe(3);
+    expect(row.failed_at).not.toBeNull();
+    expect(row.error_summary).toBe('Delivering the notification failed.');
+    expect(attemptsAt).toHaveLength(3);
+    // base 40 ms: the first retry waits 20–40 ms, the second 40–80 ms.
+    expect(attemptsAt[1]! - attemptsAt[0]!).toBeGreaterThanOrEqual(20);
+    expect(attemptsAt[2]! - attemptsAt[1]!).toBeGreaterThanOrEqual(40);
+  });
+
+  it('fails a permanent error at once', async () => {
+    let runs = 0;
+    startWorker({
+      run: async () => {
+        runs += 1;
+        throw new PermanentJobError('The callback address is not allowed.');
+      },
+    });
+    const id = await enqueue(5);
+    const row = await waitFor(async () => {
+      const r = await job(id);
+      return r.status === 'failed' && r;
+    });
+    expect(runs).toBe(1);
+    expect(row.error_summary).toBe('The callback address is not allowed.');
+  });
+
+  it('rescues a job whose worker died (lease expired) and counts the lost attempt', async () => {
+    const id = await enqueue(3);
+    // A worker that claims and then vanishes: its lease runs out.
+    const [claimed] = await store.jobs.claim(
+      store.connection.db,
+      'dead-worker',
+      ['webhook.deliver'],
+      1,
+      300,
+      new Date(),
+    );
+    expect(claimed?.id).toBe(id);
+    const runs: string[] = [];
+    startWorker({
+      run: async (j) => {
+        runs.push(j.lockedBy);
+        return async () => {};
+      },
+    });
+    const row = await waitFor(async () => {
+      const r = await job(id);
+      return r.status === 'completed' && r;
+    });
+    expect(row.attempts).toBe(2);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).not.toBe('dead-worker');
+  });
+
+  it('never runs one job on two workers at once, and runs every job exactly once', async () => {
+    const active = new Set<string>();
+    const runsPerJob = new Map<string, number>();
+    let overlap = false;
+    const definition: JobDefinition = {
+      run: async (j) => {
+        if (active.has(j.id)) overlap = true;
+        active.add(j.id);
+        runsPerJob.set(j.id, (runsPerJob.get(j.id) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, 5 + Math.random() * 10));
+        active.delete(j.id);
+        return async () => {};
+      },
+    };
+    startWorker(definition, { workerId: 'a', concurrency: 8 });
+    startWorker(definition, { workerId: 'b', concurrency: 8 });
+    const ids = await Promise.all(Array.from({ length: 100 }, () => enqueue()));
+    await waitFor(async () => {
+      const rows = await store.connection.db.selectFrom('jobs').select('status').execute();
+      return rows.every((r) => r.status === 'completed');
+    });
+    expect(overlap).toBe(false);
+    expect(ids.every((id) => runsPerJob.get(id) === 1)).toBe(true);
+  });
+
+  it('keeps a long job alive with its heartbeat beyond the lease', async () => {
+    startWorker(
+      {
+        run: async () => {
+          await new Promise((r) => setTimeout(r, 1500));
+          return async () => {};
+        },
+      },
+      { leaseMs: 500, heartbeatMs: 100, rescueEveryMs: 100 },
+    );
+    const id = await enqueue();
+    const row = await waitFor(async () => {
+      const r = await job(id);
+      return r.status === 'completed' && r;
+    });
+    expect(row.attempts).toBe(1);
+  });
+
+  it('hands running jobs back at shutdown without counting the attempt', async () => {
+    let entered = false;
+    const worker = startWorker({
+      run: async (_j, ctx) => {
+        entered = true;
+        await new Promise((_resolve, reject) => {
+          ctx.signal.addEventListener('abort', () => reject(new Error('aborted')));
+        });
+        return async () => {};
+      },
+    });
+    const id = await enqueue();
+    await waitFor(async () => entered);
+    await worker.stop(100);
+    const row = await job(id);
+    expect(row.status).toBe('pending');
+    expect(row.attempts).toBe(0);
+    expect(row.locked_by).toBeNull();
+  });
+});
