@@ -19,10 +19,14 @@ const { values } = parseArgs({
     n: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '64' },
     reports: { type: 'boolean', default: false },
+    // Offered load in submissions/s; unset = as fast as ingest allows. Latency is only
+    // meaningful below capacity: above it the queue, and so the latency, grows with n.
+    rate: { type: 'string' },
     port: { type: 'string', default: '18283' },
   },
 });
 const n = Number(values.n);
+const rate = values.rate === undefined ? undefined : Number(values.rate);
 const concurrency = Number(values.concurrency);
 const port = Number(values.port);
 
@@ -89,6 +93,11 @@ await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (next < n) {
       const i = next++;
+      if (rate !== undefined) {
+        const due = started + (i * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
       ids.push(await post(`bench-${i}`));
     }
   }),

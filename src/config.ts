@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -73,9 +74,17 @@ export const SETTINGS = {
     doc: 'attempts before a pipeline job is marked failed',
   },
   WORKER_CONCURRENCY: {
-    schema: z.coerce.number().int().min(0).max(256),
-    default: '16',
+    schema: z.coerce.number().int().min(0).max(1024),
+    default: '128',
     doc: 'pipeline jobs in flight at once in this process; `0` runs no worker',
+  },
+  RENDER_THREADS: {
+    schema: z.union([
+      z.literal('auto').transform(() => Math.max(1, os.availableParallelism() - 1)),
+      z.coerce.number().int().min(0).max(64),
+    ]),
+    default: 'auto',
+    doc: 'worker threads that render reports; `auto` = cores − 1 (at least 1), `0` renders on the main thread',
   },
   JOB_LEASE_SECONDS: {
     schema: z.coerce.number().int().min(2).max(3600),
@@ -123,6 +132,7 @@ export interface Config {
   slaSeconds: number;
   jobMaxAttempts: number;
   workerConcurrency: number;
+  renderThreads: number;
   jobLeaseSeconds: number;
   jobRetryBaseMs: number;
   downloadSigningSecret: string | undefined;
@@ -169,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     slaSeconds: read(env, 'SLA_SECONDS'),
     jobMaxAttempts: read(env, 'JOB_MAX_ATTEMPTS'),
     workerConcurrency: read(env, 'WORKER_CONCURRENCY'),
+    renderThreads: read(env, 'RENDER_THREADS'),
     jobLeaseSeconds: read(env, 'JOB_LEASE_SECONDS'),
     jobRetryBaseMs: read(env, 'JOB_RETRY_BASE_MS'),
     downloadSigningSecret: read(env, 'DOWNLOAD_SIGNING_SECRET'),

@@ -4,7 +4,11 @@ import type { Config } from './config.js';
 import { buildApp } from './http/app.js';
 import { DownloadLinks } from './http/download-links.js';
 import { createLogger } from './logger.js';
-import { InlineReportRenderer } from './pipeline/report-renderer.js';
+import {
+  InlineReportRenderer,
+  type ReportRenderer,
+  ThreadedReportRenderer,
+} from './pipeline/report-renderer.js';
 import { pipelineDefinitions } from './pipeline/steps.js';
 import { Worker } from './queue/worker.js';
 import { Store } from './store/index.js';
@@ -61,14 +65,18 @@ export async function startService(
 }
 
 export function createWorker(config: Config, store: Store, logger: Logger): Worker {
-  return new Worker({
+  const renderer: ReportRenderer =
+    config.renderThreads > 0
+      ? new ThreadedReportRenderer(config.renderThreads, store.artifacts)
+      : new InlineReportRenderer(store.artifacts);
+  const worker = new Worker({
     jobs: store.jobs,
     batcher: store.batcher,
     notifier: store.notifier,
     logger,
     definitions: pipelineDefinitions({
       store,
-      renderer: new InlineReportRenderer(),
+      renderer,
       maxAttempts: config.jobMaxAttempts,
       clock: () => new Date(),
     }),
@@ -80,4 +88,6 @@ export function createWorker(config: Config, store: Store, logger: Logger): Work
     retryBaseMs: config.jobRetryBaseMs,
     retryCapMs: 5 * 60_000,
   });
+  worker.onStopped(() => renderer.close?.());
+  return worker;
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { scoreSubmission } from '../domain/model/index.js';
 import type { ModelResult } from '../domain/model/types.js';
@@ -85,11 +84,11 @@ export function pipelineDefinitions(
       const panel = checkPanel(parsed.value);
       if (!panel.ok) throw new RejectedSubmission('The marker panel no longer passes the panel checks.');
       const normalised = JSON.stringify(panel.value);
-      return async (trx) => {
+      return async (trx, ctx) => {
         const now = clock();
         if (normalised !== stored.normalisedBody) await subs.setNormalised(trx, id, normalised, now);
         await subs.setStatus(trx, id, 'validated', now);
-        await store.jobs.enqueue(trx, nextJob(job, 'pipeline.score', deps.maxAttempts), now);
+        await ctx.enqueue(nextJob(job, 'pipeline.score', deps.maxAttempts));
       };
     },
     onFailed: async (trx, job, _summary, error) => failSubmission(trx, job, error),
@@ -108,7 +107,7 @@ export function pipelineDefinitions(
       // Evaluated at the time of receipt, so a re-run gives the same numbers.
       const bundle: ModelResult = scoreSubmission(sub, { now: new Date(stored.receivedAt) });
       const artifacts = requestedArtifacts(sub);
-      return async (trx) => {
+      return async (trx, ctx) => {
         const now = clock();
         await results.createOnce(
           trx,
@@ -116,7 +115,7 @@ export function pipelineDefinitions(
           now,
         );
         if (artifacts.length > 0) {
-          await store.jobs.enqueue(trx, nextJob(job, 'pipeline.render_reports', deps.maxAttempts), now);
+          await ctx.enqueue(nextJob(job, 'pipeline.render_reports', deps.maxAttempts));
         } else {
           await subs.setStatus(trx, id, 'completed', now);
         }
@@ -129,43 +128,45 @@ export function pipelineDefinitions(
   const renderReports: JobDefinition = {
     async run(job, ctx) {
       const id = requireSubmissionId(job);
-      const stored = await subs.load(db, id);
+      const submission = await subs.load(db, id);
       const result = await results.forSubmission(db, id);
-      if (!stored || !result)
+      if (!submission || !result)
         throw new PermanentJobError('The result to render reports for no longer exists.');
-      const sub = JSON.parse(stored.normalisedBody) as NormalisedSubmission;
+      const sub = JSON.parse(submission.normalisedBody) as NormalisedSubmission;
       const pending = result.artifacts.filter((a) => a.availability === 'pending');
-      const rendered = await deps.renderer.render(
+      const safeName = sub.partnerSubmissionId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
+      // Bytes first, outside any transaction; the rows say "available" only after.
+      const stored = await deps.renderer.renderAndStore(
         {
           resultId: result.resultId,
           submissionId: id,
           partnerSubmissionId: sub.partnerSubmissionId,
           partnerSubjectId: sub.partnerSubjectId,
           // Reports carry the time of receipt, so a re-render produces the same bytes.
-          generatedAt: stored.receivedAt,
+          generatedAt: submission.receivedAt,
           submission: sub,
           result: result.bundle,
         },
-        pending.map((a) => a.type as ArtifactType),
+        pending.map((a) => ({ type: a.type as ArtifactType, artifactId: a.artifactId })),
         ctx.signal,
       );
+      const written = pending.flatMap((a) => {
+        const s = stored.get(a.type as ArtifactType);
+        return s
+          ? [
+              {
+                artifactId: a.artifactId,
+                byteSize: s.byteSize,
+                contentType: s.contentType,
+                fileName: `wellbeing-report-${safeName}.${s.fileExtension}`,
+                sha256: s.sha256,
+              },
+            ]
+          : [];
+      });
       return async (trx) => {
         const now = clock();
-        for (const artifact of pending) {
-          const out = rendered.get(artifact.type as ArtifactType);
-          if (!out) continue;
-          await results.storeArtifact(
-            trx,
-            {
-              artifactId: artifact.artifactId,
-              body: out.body,
-              contentType: out.contentType,
-              fileName: `wellbeing-report-${sub.partnerSubmissionId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80)}.${out.fileExtension}`,
-              sha256: createHash('sha256').update(out.body).digest('hex'),
-            },
-            now,
-          );
-        }
+        for (const artifact of written) await results.markAvailable(trx, artifact, now);
         await results.touch(trx, result.resultId, now);
         await subs.setStatus(trx, id, 'completed', now);
       };

@@ -34,8 +34,18 @@ export interface NewJob {
 
 export type Db = Kysely<Database> | Transaction<Database>;
 
+export interface CompletionContext {
+  /**
+   * Enqueues a follow-up job in the completing transaction. The worker that completes the
+   * current job claims it in the same transaction and starts it right after the commit, so a
+   * chain of steps costs no extra claim round (another worker may still take it if this one
+   * dies: the lease covers it like any claim).
+   */
+  enqueue(job: NewJob): Promise<void>;
+}
+
 /** Writes run in the transaction that completes a job: results, status changes, next jobs. */
-export type Completion = (trx: Transaction<Database>) => Promise<void>;
+export type Completion = (trx: Transaction<Database>, ctx: CompletionContext) => Promise<void>;
 
 export interface HandlerContext {
   /** Aborted when the lease is lost or the worker shuts down: stop and throw. */

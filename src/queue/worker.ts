@@ -49,6 +49,7 @@ export class Worker {
   private stopping = false;
   private readonly clock: () => Date;
   private readonly types: JobType[];
+  private readonly stopHooks: Array<() => Promise<void> | undefined> = [];
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -64,6 +65,11 @@ export class Worker {
     for (const t of this.timers) t.unref();
     this.kick();
     void this.rescue();
+  }
+
+  /** Runs after the worker stopped (releases resources its steps use, such as thread pools). */
+  onStopped(hook: () => Promise<void> | undefined): void {
+    this.stopHooks.push(hook);
   }
 
   get inFlight(): number {
@@ -88,6 +94,7 @@ export class Worker {
       for (const r of left) r.abort.abort();
       await Promise.allSettled(left.map((r) => r.done));
     }
+    await Promise.allSettled(this.stopHooks.map((hook) => hook()));
   }
 
   private kick(): void {
@@ -162,11 +169,28 @@ export class Worker {
       if (!def) throw new PermanentJobError('No worker can run this kind of step.');
       const completion = await def.run(job, { signal });
       if (signal.aborted) throw new LeaseLost();
+      const chained: ClaimedJob[] = [];
       await this.o.batcher.submit(async (trx) => {
-        if (!(await this.o.jobs.complete(trx, job, this.clock()))) throw new LeaseLost();
-        await completion(trx);
+        const now = this.clock();
+        if (!(await this.o.jobs.complete(trx, job, now))) throw new LeaseLost();
+        await completion(trx, {
+          enqueue: async (next) => {
+            const nextDef = this.o.definitions[next.type];
+            if (this.stopping || !nextDef) {
+              await this.o.jobs.enqueue(trx, next, now);
+              return;
+            }
+            const claimed = await this.o.jobs.enqueueClaimed(trx, next, now, {
+              workerId: this.workerId,
+              leaseMs: this.o.leaseMs,
+            });
+            await nextDef.onStart?.(trx, claimed);
+            chained.push(claimed);
+          },
+        });
       });
       log.info({ ms: Math.round(performance.now() - started) }, 'job completed');
+      for (const next of chained) this.execute(next);
       this.o.notifier.notify();
     } catch (error) {
       if (error instanceof LeaseLost || signal.aborted) {

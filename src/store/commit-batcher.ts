@@ -20,11 +20,13 @@ export class CommitBatcher {
   private queue: Pending[] = [];
   private scheduled = false;
   private flushing: Promise<void> = Promise.resolve();
+  private lastCommitAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly runner: PreparedRunner,
     private readonly maxBatch = 256,
+    private readonly minIntervalMs = 20,
   ) {}
 
   submit<T>(work: Work<T>): Promise<T> {
@@ -32,9 +34,15 @@ export class CommitBatcher {
       this.queue.push({ work: work as Work<unknown>, resolve: resolve as (v: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => {
+        const run = () => {
           this.flushing = this.flushing.then(() => this.flush());
-        });
+        };
+        // Each commit costs an fsync that blocks the thread, so commits are spaced at least
+        // `minIntervalMs` apart: work arriving in a trickle (say, reports finishing one by one
+        // on other threads) shares a commit instead of paying one each.
+        const wait = this.lastCommitAt + this.minIntervalMs - performance.now();
+        if (wait > 0) setTimeout(run, wait);
+        else setImmediate(run);
       }
     });
   }
@@ -68,9 +76,11 @@ export class CommitBatcher {
           }
         });
       } catch (error) {
+        this.lastCommitAt = performance.now();
         for (const p of batch) p.reject(error);
         continue;
       }
+      this.lastCommitAt = performance.now();
       for (const [i, p] of batch.entries()) {
         const outcome = outcomes[i]!;
         if (outcome.ok) p.resolve(outcome.value);

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { JobNotifier } from '../queue/notifier.js';
+import { type ArtifactStore, DatabaseArtifactStore, FileArtifactStore } from './artifact-store.js';
 import { CommitBatcher } from './commit-batcher.js';
 import { connectStore, type StoreConnection } from './connect.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
@@ -23,6 +24,8 @@ export class Store {
   readonly results: ResultsRepository;
   /** Prepared statements for the hot paths, on the store's own connection. */
   readonly prepared: PreparedRunner;
+  /** Report bytes: files under DATA_DIR beside the embedded database, else the database. */
+  readonly artifacts: ArtifactStore;
   /** Group commit for job completions and other worker writes. */
   readonly batcher: CommitBatcher;
   /** Told after every commit that created jobs, so idle workers in this process wake at once. */
@@ -30,8 +33,11 @@ export class Store {
 
   constructor(
     readonly connection: StoreConnection,
-    policy: { slaSeconds: number; maxAttempts: number },
+    policy: { slaSeconds: number; maxAttempts: number; dataDir: string },
   ) {
+    this.artifacts = connection.sqlite
+      ? new FileArtifactStore(policy.dataDir)
+      : new DatabaseArtifactStore(connection.db);
     this.accounts = new AccountsRepository(connection.db, connection.dialect);
     this.prepared = connection.sqlite
       ? new SqlitePreparedRunner(connection.sqlite)
@@ -56,7 +62,11 @@ export class Store {
 
   static open(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'>): Store {
     const connection = connectStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-    return new Store(connection, { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts });
+    return new Store(connection, {
+      slaSeconds: config.slaSeconds,
+      maxAttempts: config.jobMaxAttempts,
+      dataDir: config.dataDir,
+    });
   }
 
   forTenant(tenantId: string): { submissions: TenantSubmissions; results: TenantResults } {

@@ -69,8 +69,10 @@ export async function artifactRoutes(
       if (!UUID.test(id)) throw forbidden;
       const verdict = opts.links.verify(id, request.query.expires, request.query.signature, new Date());
       if (verdict !== 'ok') throw forbidden;
-      const content = await opts.store.results.content(opts.store.connection.db, id);
-      if (!content) throw ApiError.notFound('This artifact is not available.');
+      const meta = await opts.store.results.downloadable(opts.store.connection.db, id);
+      const body = meta ? await opts.store.artifacts.get(id) : undefined;
+      if (!meta || !body) throw ApiError.notFound('This artifact is not available.');
+      const content = { ...meta, body };
       const disposition = content.contentType.startsWith('application/json') ? 'attachment' : 'inline';
       reply
         .header('content-type', content.contentType)

@@ -71,18 +71,18 @@ export class JobsRepository {
             tenant_id: slot('tenantId'),
             submission_id: slot('submissionId'),
             type: slot('type'),
-            status: slot('pending'),
+            status: slot('status'),
             payload: slot('payload'),
             correlation_id: slot('correlationId'),
             request_id: slot('requestId'),
-            attempts: slot<number>('zero'),
+            attempts: slot<number>('attempts'),
             max_attempts: slot<number>('maxAttempts'),
             run_at: slot('runAt'),
-            locked_until: slot('nothing'),
-            locked_by: slot('nothing'),
+            locked_until: slot('lockedUntil'),
+            locked_by: slot('lockedBy'),
             queued_at: slot('now'),
             accepted_at: slot('acceptedAt'),
-            started_at: slot('nothing'),
+            started_at: slot('startedAt'),
             completed_at: slot('nothing'),
             failed_at: slot('nothing'),
             sla_deadline_at: slot('slaDeadlineAt'),
@@ -115,18 +115,41 @@ export class JobsRepository {
   }
 
   async enqueue(db: Db, job: NewJob, now: Date): Promise<string> {
+    return (await this.insert(db, job, now, null)).id;
+  }
+
+  /** Enqueues a job already claimed by `lease.workerId` (its first attempt counted). */
+  async enqueueClaimed(
+    db: Db,
+    job: NewJob,
+    now: Date,
+    lease: { workerId: string; leaseMs: number },
+  ): Promise<ClaimedJob> {
+    return this.insert(db, job, now, lease);
+  }
+
+  private async insert(
+    db: Db,
+    job: NewJob,
+    now: Date,
+    lease: { workerId: string; leaseMs: number } | null,
+  ): Promise<ClaimedJob> {
     const id = newId();
     const nowIso = now.toISOString();
+    const lockedUntil = lease ? new Date(now.getTime() + lease.leaseMs).toISOString() : null;
     await this.runner.run(db, this.q.enqueue, {
       id,
       tenantId: job.tenantId,
       submissionId: job.submissionId,
       type: job.type,
-      pending: 'pending',
+      status: lease ? 'running' : 'pending',
+      attempts: lease ? 1 : 0,
+      lockedBy: lease?.workerId ?? null,
+      lockedUntil,
+      startedAt: lease ? nowIso : null,
       payload: job.payload ? JSON.stringify(job.payload) : null,
       correlationId: job.correlationId,
       requestId: job.requestId,
-      zero: 0,
       maxAttempts: job.maxAttempts,
       runAt: job.runAt ?? nowIso,
       nothing: null,
@@ -134,7 +157,20 @@ export class JobsRepository {
       acceptedAt: job.acceptedAt,
       slaDeadlineAt: job.slaDeadlineAt,
     });
-    return id;
+    return {
+      id,
+      tenantId: job.tenantId,
+      submissionId: job.submissionId,
+      type: job.type,
+      payload: job.payload ?? null,
+      correlationId: job.correlationId,
+      requestId: job.requestId,
+      attempt: lease ? 1 : 0,
+      maxAttempts: job.maxAttempts,
+      acceptedAt: job.acceptedAt,
+      slaDeadlineAt: job.slaDeadlineAt,
+      lockedBy: lease?.workerId ?? '',
+    };
   }
 
   private async finish(
@@ -174,10 +210,11 @@ export class JobsRepository {
   ): Promise<ClaimedJob[]> {
     if (limit <= 0 || types.length === 0) return [];
     const nowIso = now.toISOString();
+    // Literal statuses, not parameters: only then can the planner use the partial index.
     let due = db
       .selectFrom('jobs')
       .select('id')
-      .where('status', 'in', ['pending', 'retrying'])
+      .where(sql<boolean>`status in ('pending', 'retrying')`)
       .where('run_at', '<=', nowIso)
       .where('type', 'in', [...types])
       .orderBy('run_at')
@@ -251,7 +288,7 @@ export class JobsRepository {
     const rows = await this.db
       .selectFrom('jobs')
       .select(CLAIMED_COLUMNS)
-      .where('status', '=', 'running')
+      .where(sql<boolean>`status = 'running'`)
       .where('locked_until', '<', now.toISOString())
       .orderBy('locked_until')
       .limit(limit)

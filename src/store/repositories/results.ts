@@ -76,13 +76,7 @@ interface ArtifactRow {
  */
 export class ResultsRepository {
   private readonly q: Record<
-    | 'resultBySubmission'
-    | 'insertResult'
-    | 'insertArtifact'
-    | 'artifactsOf'
-    | 'putContent'
-    | 'markAvailable'
-    | 'touch',
+    'resultBySubmission' | 'insertResult' | 'insertArtifact' | 'artifactsOf' | 'markAvailable' | 'touch',
     NamedQuery
   >;
 
@@ -137,15 +131,6 @@ export class ResultsRepository {
           .select(ARTIFACT_COLUMNS)
           .where('result_id', '=', slot('resultId'))
           .orderBy('type')
-          .compile(),
-      ),
-      putContent: namedQuery(
-        db
-          .insertInto('artifact_contents')
-          .values({ artifact_id: slot('id'), body: slot<Buffer>('body') })
-          .onConflict((oc) =>
-            oc.column('artifact_id').doUpdateSet((eb) => ({ body: eb.ref('excluded.body') })),
-          )
           .compile(),
       ),
       markAvailable: namedQuery(
@@ -231,17 +216,17 @@ export class ResultsRepository {
     return { resultId: row.id, bundle: json<ModelResult>(row.bundle)!, artifacts: artifacts.map(toArtifact) };
   }
 
-  async storeArtifact(
+  /** Marks an artifact available once its bytes are durable in the artifact store. */
+  async markAvailable(
     trx: Db,
-    input: { artifactId: string; body: Buffer; contentType: string; fileName: string; sha256: string },
+    input: { artifactId: string; byteSize: number; contentType: string; fileName: string; sha256: string },
     now: Date,
   ): Promise<void> {
-    await this.runner.run(trx, this.q.putContent, { id: input.artifactId, body: input.body });
     await this.runner.run(trx, this.q.markAvailable, {
       available: 'available',
       contentType: input.contentType,
       fileName: input.fileName,
-      byteSize: input.body.length,
+      byteSize: input.byteSize,
       sha256: input.sha256,
       now: now.toISOString(),
       id: input.artifactId,
@@ -266,24 +251,24 @@ export class ResultsRepository {
       .execute();
   }
 
-  /** The bytes behind a download link: the signature already proved the right to them. */
-  async content(
+  /** What a download link points at: the signature already proved the right to it. */
+  async downloadable(
     db: Db,
     artifactId: string,
-  ): Promise<{ body: Buffer; contentType: string; fileName: string } | undefined> {
+  ): Promise<{ contentType: string; fileName: string; byteSize: number; sha256: string } | undefined> {
     const row = await db
       .selectFrom('artifacts')
-      .innerJoin('artifact_contents', 'artifact_contents.artifact_id', 'artifacts.id')
-      .select([
-        'artifact_contents.body',
-        'artifacts.content_type',
-        'artifacts.file_name',
-        'artifacts.availability',
-      ])
-      .where('artifacts.id', '=', artifactId)
+      .select(['content_type', 'file_name', 'availability', 'byte_size', 'sha256'])
+      .where('id', '=', artifactId)
       .executeTakeFirst();
-    if (row?.availability !== 'available' || !row.content_type || !row.file_name) return undefined;
-    return { body: Buffer.from(row.body), contentType: row.content_type, fileName: row.file_name };
+    if (row?.availability !== 'available' || !row.content_type || !row.file_name || !row.sha256)
+      return undefined;
+    return {
+      contentType: row.content_type,
+      fileName: row.file_name,
+      byteSize: row.byte_size ?? 0,
+      sha256: row.sha256,
+    };
   }
 }
 

@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import { buildReport, renderArtifact } from '../reports/index.js';
+import { FileArtifactStore } from '../store/artifact-store.js';
+import type { ArtifactType } from '../store/repositories/results.js';
+import type { RenderedArtifact, RenderInput, RenderTarget, StoredArtifact } from './report-renderer.js';
+
+export interface RenderTask {
+  input: RenderInput;
+  targets: RenderTarget[];
+  /** When set, this thread writes the files itself and sends back only their description. */
+  filesDir?: string;
+}
+
+export type RenderReply = Array<[ArtifactType, StoredArtifact & { body?: Uint8Array }]>;
+
+const stores = new Map<string, FileArtifactStore>();
+
+/** Runs in a worker thread: one report model, then each requested renderer. */
+export default async function render(task: RenderTask): Promise<RenderReply> {
+  const report = buildReport(task.input);
+  const store =
+    task.filesDir === undefined
+      ? undefined
+      : (stores.get(task.filesDir) ?? new FileArtifactStore(task.filesDir));
+  if (store && task.filesDir !== undefined) stores.set(task.filesDir, store);
+  const out: RenderReply = [];
+  for (const target of task.targets) {
+    const artifact: RenderedArtifact = await renderArtifact(target.type, report);
+    const described = {
+      byteSize: artifact.body.length,
+      contentType: artifact.contentType,
+      fileExtension: artifact.fileExtension,
+      sha256: createHash('sha256').update(artifact.body).digest('hex'),
+    };
+    if (store) {
+      store.putSync(target.artifactId, artifact.body);
+      out.push([target.type, described]);
+    } else {
+      out.push([target.type, { ...described, body: artifact.body }]);
+    }
+  }
+  return out;
+}
