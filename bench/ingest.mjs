@@ -33,6 +33,8 @@ const env = {
   HOST: '127.0.0.1',
   // Keep the limiter in the request path but far above the offered load.
   RATE_LIMIT_PER_MINUTE: '100000000',
+  // The front door alone: bench:pipeline measures ingest together with processing.
+  WORKER_CONCURRENCY: '0',
 };
 
 const quick = JSON.parse(
@@ -108,17 +110,7 @@ async function measure(name, args, port, urlPath, apiKey) {
   try {
     await waitFor(`http://127.0.0.1:${port}/health`);
     // Warm-up: JIT, caches, SQLite pages.
-    execFileSync('wrk', [
-      '-t1',
-      `-c${connections}`,
-      '-d2s',
-      '-s',
-      path.join(import.meta.dirname, 'ingest-load.lua'),
-      `http://127.0.0.1:${port}${urlPath}`,
-      '--',
-      apiKey,
-      bodyFile,
-    ]);
+    const warmup = wrk(`http://127.0.0.1:${port}${urlPath}`, apiKey, 2);
     const results = [];
     for (let i = 0; i < runs; i++) results.push(wrk(`http://127.0.0.1:${port}${urlPath}`, apiKey));
     const median = (k) => results.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(results.length / 2)];

@@ -7,6 +7,7 @@ import { PermanentJobError } from '../queue/types.js';
 import type { Database } from '../store/database.js';
 import type { Store } from '../store/index.js';
 import { ARTIFACT_TYPES, type ArtifactType } from '../store/repositories/results.js';
+import { reportInput } from './recreate-artifact.js';
 import type { ReportRenderer } from './report-renderer.js';
 
 export interface PipelineDeps {
@@ -137,16 +138,7 @@ export function pipelineDefinitions(
       const safeName = sub.partnerSubmissionId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
       // Bytes first, outside any transaction; the rows say "available" only after.
       const stored = await deps.renderer.renderAndStore(
-        {
-          resultId: result.resultId,
-          submissionId: id,
-          partnerSubmissionId: sub.partnerSubmissionId,
-          partnerSubjectId: sub.partnerSubjectId,
-          // Reports carry the time of receipt, so a re-render produces the same bytes.
-          generatedAt: submission.receivedAt,
-          submission: sub,
-          result: result.bundle,
-        },
+        reportInput(submission, result),
         pending.map((a) => ({ type: a.type as ArtifactType, artifactId: a.artifactId })),
         ctx.signal,
       );

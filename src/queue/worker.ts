@@ -171,6 +171,8 @@ export class Worker {
       if (signal.aborted) throw new LeaseLost();
       const chained: ClaimedJob[] = [];
       await this.o.batcher.submit(async (trx) => {
+        // This unit may run twice (see CommitBatcher): only the last run's chain counts.
+        chained.length = 0;
         const now = this.clock();
         if (!(await this.o.jobs.complete(trx, job, now))) throw new LeaseLost();
         await completion(trx, {

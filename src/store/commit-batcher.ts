@@ -4,6 +4,8 @@ import type { PreparedRunner } from './prepared.js';
 
 type Work<T> = (trx: Transaction<Database>) => Promise<T>;
 
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 interface Pending {
   work: Work<unknown>;
   resolve(value: unknown): void;
@@ -11,14 +13,17 @@ interface Pending {
 }
 
 /**
- * The store's one write path for ingest and workers alike. Group commit for units of work: everything submitted during one turn of the event
- * loop runs in one transaction, each unit inside its own savepoint, so one durable commit
- * covers many job completions and a failing unit only undoes itself. Promises settle after
- * the commit.
+ * The store's one write path, for ingest and workers alike: group commit. Everything
+ * submitted during one turn of the event loop runs in one transaction, so one durable commit
+ * covers many submissions, claims and job completions, and no promise settles before it.
+ * Should a unit fail, the batch is rolled back and run again with a savepoint per unit, so
+ * only that unit fails. A unit may therefore run twice: it must keep its in-memory effects in
+ * its return value, or reset them when it starts.
  */
 export class CommitBatcher {
   private queue: Pending[] = [];
-  private scheduled = false;
+  private scheduled: false | 'soon' | 'later' = false;
+  private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private lastCommitAt = Number.NEGATIVE_INFINITY;
 
@@ -29,22 +34,34 @@ export class CommitBatcher {
     private readonly minIntervalMs = 20,
   ) {}
 
-  submit<T>(work: Work<T>): Promise<T> {
+  /**
+   * Queues a unit of work for the next commit. `urgent` work (a partner waiting for its 202)
+   * is committed at the next turn of the event loop. Other work (job claims and completions)
+   * may wait until `minIntervalMs` after the previous commit: each commit costs an fsync that
+   * blocks the thread, and work arriving in a trickle (reports finishing one by one on other
+   * threads) then shares a commit instead of paying one each.
+   */
+  submit<T>(work: Work<T>, options: { urgent?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work: work as Work<unknown>, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        const run = () => {
-          this.flushing = this.flushing.then(() => this.flush());
-        };
-        // Each commit costs an fsync that blocks the thread, so commits are spaced at least
-        // `minIntervalMs` apart: work arriving in a trickle (say, reports finishing one by one
-        // on other threads) shares a commit instead of paying one each.
-        const wait = this.lastCommitAt + this.minIntervalMs - performance.now();
-        if (wait > 0) setTimeout(run, wait);
-        else setImmediate(run);
+      const urgent = options.urgent === true;
+      if (this.scheduled === 'soon' || (this.scheduled === 'later' && !urgent)) return;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = undefined;
+      const wait = urgent ? 0 : this.lastCommitAt + this.minIntervalMs - performance.now();
+      if (wait > 0) {
+        this.scheduled = 'later';
+        this.timer = setTimeout(() => this.run(), wait);
+      } else {
+        this.scheduled = 'soon';
+        setImmediate(() => this.run());
       }
     });
+  }
+
+  private run(): void {
+    this.timer = undefined;
+    this.flushing = this.flushing.then(() => this.flush());
   }
 
   async drain(): Promise<void> {
@@ -59,26 +76,23 @@ export class CommitBatcher {
     this.scheduled = false;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
-      const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+      let outcomes: Outcome[];
       try {
-        await this.db.transaction().execute(async (trx) => {
-          for (const p of batch) {
-            // One name serves every item: each savepoint is released before the next opens.
-            await this.runner.exec(trx, 'savepoint batch_item');
-            try {
-              outcomes.push({ ok: true, value: await p.work(trx) });
-              await this.runner.exec(trx, 'release savepoint batch_item');
-            } catch (error) {
-              await this.runner.exec(trx, 'rollback to savepoint batch_item');
-              await this.runner.exec(trx, 'release savepoint batch_item');
-              outcomes.push({ ok: false, error });
-            }
-          }
+        // Optimistic: the whole batch as one plain transaction. If any unit fails, it is rolled
+        // back and run again with one savepoint per unit, so only the failing unit fails.
+        outcomes = await this.db.transaction().execute(async (trx) => {
+          const values: Outcome[] = [];
+          for (const p of batch) values.push({ ok: true, value: await p.work(trx) });
+          return values;
         });
-      } catch (error) {
-        this.lastCommitAt = performance.now();
-        for (const p of batch) p.reject(error);
-        continue;
+      } catch {
+        try {
+          outcomes = await this.db.transaction().execute((trx) => this.isolated(trx, batch));
+        } catch (error) {
+          this.lastCommitAt = performance.now();
+          for (const p of batch) p.reject(error);
+          continue;
+        }
       }
       this.lastCommitAt = performance.now();
       for (const [i, p] of batch.entries()) {
@@ -87,5 +101,22 @@ export class CommitBatcher {
         else p.reject(outcome.error);
       }
     }
+  }
+
+  private async isolated(trx: Transaction<Database>, batch: Pending[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const p of batch) {
+      // One name serves every unit: each savepoint is released before the next opens.
+      await this.runner.exec(trx, 'savepoint batch_item');
+      try {
+        outcomes.push({ ok: true, value: await p.work(trx) });
+        await this.runner.exec(trx, 'release savepoint batch_item');
+      } catch (error) {
+        await this.runner.exec(trx, 'rollback to savepoint batch_item');
+        await this.runner.exec(trx, 'release savepoint batch_item');
+        outcomes.push({ ok: false, error });
+      }
+    }
+    return outcomes;
   }
 }

@@ -4,7 +4,6 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { SqlDialect } from './codec.js';
 import type { Database } from './database.js';
-import { WalCheckpointer } from './sqlite/checkpointer.js';
 
 export interface StoreConnection {
   db: Kysely<Database>;
@@ -19,8 +18,6 @@ export interface StoreConnection {
 export interface ConnectOptions {
   dataDir: string;
   databaseUrl?: string | undefined;
-  /** Short-lived connections (the CLI) leave checkpoints to the server; default on. */
-  checkpointer?: boolean;
 }
 
 export function sqliteFile(dataDir: string): string {
@@ -41,18 +38,13 @@ export function connectStore(options: ConnectOptions): StoreConnection {
   sqlite.pragma('foreign_keys = ON');
   // The CLI may write while the server runs: wait for the lock instead of failing.
   sqlite.pragma('busy_timeout = 5000');
-  // Checkpoints run on their own thread (see WalCheckpointer), not inside a commit.
-  sqlite.pragma('wal_autocheckpoint = 0');
-  const checkpointer = options.checkpointer === false ? undefined : new WalCheckpointer(file);
+
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return {
     db,
     dialect: 'sqlite',
     sqlite,
     describe: `sqlite:${file}`,
-    close: async () => {
-      await db.destroy();
-      await checkpointer?.stop();
-    },
+    close: () => db.destroy(),
   };
 }

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadLinks } from '../../src/http/download-links.js';
 import { resultSchema } from '../../src/http/routes/results.js';
@@ -226,6 +228,26 @@ describe('the pipeline, end to end over HTTP', () => {
       const r = await fetch(`${service.url}${path}`);
       expect(r.status, path).toBe(403);
       expect(errorOf((await r.json()) as Record<string, unknown>).code).toBe('FORBIDDEN');
+    }
+  });
+
+  it('renders an artifact again, byte for byte, when its file was lost or altered', async () => {
+    const { detail } = await submitAndComplete();
+    const res = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': account.apiKey });
+    const items = resultSchema.parse(res.json).artifacts.items;
+    const fetchBytes = async (item: (typeof items)[number]) => {
+      const url = new URL(item.access!.downloadUrl);
+      const r = await fetch(`${service.url}${url.pathname}${url.search}`);
+      expect(r.status).toBe(200);
+      return Buffer.from(await r.arrayBuffer());
+    };
+    for (const item of items) {
+      const original = await fetchBytes(item);
+      const file = path.join(service.config.dataDir, 'artifacts', item.artifactId.slice(-2), item.artifactId);
+      if (item.type === 'pdf') fs.rmSync(file);
+      else fs.writeFileSync(file, 'tampered');
+      expect((await fetchBytes(item)).equals(original)).toBe(true);
+      expect(fs.readFileSync(file).equals(original)).toBe(true);
     }
   });
 

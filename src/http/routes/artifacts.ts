@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { recreateArtifact, sha256Hex } from '../../pipeline/recreate-artifact.js';
 import type { Store } from '../../store/index.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
@@ -70,8 +71,13 @@ export async function artifactRoutes(
       const verdict = opts.links.verify(id, request.query.expires, request.query.signature, new Date());
       if (verdict !== 'ok') throw forbidden;
       const meta = await opts.store.results.downloadable(opts.store.connection.db, id);
-      const body = meta ? await opts.store.artifacts.get(id) : undefined;
-      if (!meta || !body) throw ApiError.notFound('This artifact is not available.');
+      if (!meta) throw ApiError.notFound('This artifact is not available.');
+      let body = await opts.store.artifacts.get(id);
+      if (!body || sha256Hex(body) !== meta.sha256) {
+        request.log.warn({ artifactId: id }, 'artifact bytes missing or altered; rendering them again');
+        body = await recreateArtifact(opts.store, id);
+        if (!body) throw ApiError.notFound('This artifact is not available.');
+      }
       const content = { ...meta, body };
       const disposition = content.contentType.startsWith('application/json') ? 'attachment' : 'inline';
       reply

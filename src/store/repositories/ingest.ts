@@ -71,8 +71,9 @@ export class IngestWriter {
   ) {}
 
   async ingest(command: IngestCommand): Promise<IngestOutcome> {
-    const outcome = await this.batcher.submit((trx) =>
-      this.backend.writeOne(trx, command, this.clock(), this.policy),
+    const outcome = await this.batcher.submit(
+      (trx) => this.backend.writeOne(trx, command, this.clock(), this.policy),
+      { urgent: true },
     );
     if (outcome.kind === 'created') this.onCommitted();
     return outcome;
