@@ -20,6 +20,8 @@ export interface ClaimedJob {
 }
 
 export interface NewJob {
+  /** Given when the caller needs the id before the insert (ingest answers with it). */
+  id?: string;
   type: JobType;
   tenantId: string;
   submissionId: string | null;

@@ -44,8 +44,9 @@ export class Store {
       : new KyselyPreparedRunner();
     this.batcher = new CommitBatcher(connection.db, this.prepared);
     if (!connection.sqlite) throw new Error(`no ingest backend for ${connection.dialect}`);
+    this.jobs = new JobsRepository(connection.db, connection.dialect, this.prepared);
     this.ingest = new IngestWriter(
-      new SqliteIngestBackend(this.prepared, connection.db),
+      new SqliteIngestBackend(this.prepared, this.jobs, connection.db),
       this.batcher,
       {
         idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
@@ -55,7 +56,6 @@ export class Store {
       undefined,
       () => this.notifier.notify(),
     );
-    this.jobs = new JobsRepository(connection.db, connection.dialect, this.prepared);
     this.pipeline = new PipelineRepository(connection.db, this.prepared);
     this.results = new ResultsRepository(connection.db, this.prepared);
   }

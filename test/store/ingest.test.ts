@@ -87,7 +87,7 @@ describe('IngestWriter', () => {
   it('frees a key after 24 hours', async () => {
     let now = new Date('2026-11-21T10:00:00Z');
     const writer = new IngestWriter(
-      new SqliteIngestBackend(store.prepared, store.connection.db),
+      new SqliteIngestBackend(store.prepared, store.jobs, store.connection.db),
       store.batcher,
       { idempotencyTtlMs: 24 * 3600 * 1000, slaSeconds: 300, maxAttempts: 5 },
       () => now,

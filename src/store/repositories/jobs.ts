@@ -134,7 +134,7 @@ export class JobsRepository {
     now: Date,
     lease: { workerId: string; leaseMs: number } | null,
   ): Promise<ClaimedJob> {
-    const id = newId();
+    const id = job.id ?? newId();
     const nowIso = now.toISOString();
     const lockedUntil = lease ? new Date(now.getTime() + lease.leaseMs).toISOString() : null;
     await this.runner.run(db, this.q.enqueue, {

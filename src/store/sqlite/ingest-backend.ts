@@ -3,6 +3,7 @@ import type { Database } from '../database.js';
 import { newId, subjectIdFor } from '../ids.js';
 import { namedQuery, type PreparedRunner, slot } from '../prepared.js';
 import type { IngestBackend, IngestCommand, IngestOutcome, IngestPolicy } from '../repositories/ingest.js';
+import type { JobsRepository } from '../repositories/jobs.js';
 
 function ingestQueries(db: Kysely<Database>) {
   // Claims the key, or takes it over once the previous claim has expired (24-hour scope).
@@ -70,39 +71,10 @@ function ingestQueries(db: Kysely<Database>) {
     })
     .compile();
 
-  const job = db
-    .insertInto('jobs')
-    .values({
-      id: slot('jobId'),
-      tenant_id: slot('tenantId'),
-      submission_id: slot('submissionId'),
-      type: slot('type'),
-      status: slot('status'),
-      payload: slot('payload'),
-      correlation_id: slot('correlationId'),
-      request_id: slot('requestId'),
-      attempts: slot<number>('attempts'),
-      max_attempts: slot<number>('maxAttempts'),
-      run_at: slot('now'),
-      locked_until: slot('nothing'),
-      locked_by: slot('nothing'),
-      queued_at: slot('now'),
-      accepted_at: slot('now'),
-      started_at: slot('nothing'),
-      completed_at: slot('nothing'),
-      failed_at: slot('nothing'),
-      sla_deadline_at: slot('slaDeadlineAt'),
-      error_summary: slot('nothing'),
-      created_at: slot('now'),
-      updated_at: slot('now'),
-    })
-    .compile();
-
   return {
     claim: namedQuery(claim),
     prior: namedQuery(prior),
     submission: namedQuery(submission),
-    job: namedQuery(job),
   };
 }
 
@@ -128,6 +100,7 @@ export class SqliteIngestBackend implements IngestBackend {
 
   constructor(
     private readonly runner: PreparedRunner,
+    private readonly jobs: JobsRepository,
     db: Kysely<Database>,
   ) {
     this.q = ingestQueries(db);
@@ -177,21 +150,21 @@ export class SqliteIngestBackend implements IngestBackend {
       markerCount: c.markerCount,
       now: nowIso,
     });
-    await this.runner.run(db, this.q.job, {
-      jobId,
-      tenantId: c.tenantId,
-      submissionId,
-      type: 'pipeline.ingest_validate',
-      status: 'pending',
-      payload: null,
-      correlationId: c.correlationId,
-      requestId: c.requestId,
-      attempts: 0,
-      maxAttempts: policy.maxAttempts,
-      now: nowIso,
-      nothing: null,
-      slaDeadlineAt: new Date(nowMs + policy.slaSeconds * 1000).toISOString(),
-    });
+    await this.jobs.enqueue(
+      db,
+      {
+        id: jobId,
+        type: 'pipeline.ingest_validate',
+        tenantId: c.tenantId,
+        submissionId,
+        correlationId: c.correlationId,
+        requestId: c.requestId,
+        acceptedAt: nowIso,
+        slaDeadlineAt: new Date(nowMs + policy.slaSeconds * 1000).toISOString(),
+        maxAttempts: policy.maxAttempts,
+      },
+      now,
+    );
     return {
       kind: 'created',
       submissionId,
