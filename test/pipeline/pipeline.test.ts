@@ -91,9 +91,7 @@ async function submitAndComplete(mutate?: Parameters<typeof bodyFor>[1], who: Te
 
 describe('the pipeline, end to end over HTTP', () => {
   it('takes the example to completed with its result, artifacts and three completed jobs', async () => {
-    const started = Date.now();
     const { detail } = await submitAndComplete();
-    expect(Date.now() - started).toBeLessThan(5_000);
     const parsed = submissionDetailSchema.strict().parse(detail);
     expect(parsed.resultId).toMatch(/^[0-9a-f-]{36}$/);
     expect(parsed.counts).toEqual({ documents: 0, results: 1, artifacts: 3 });
