@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { buildReport, renderArtifact } from '../reports/index.js';
+import { textWidth } from '../reports/pdf-fonts.js';
 import { FileArtifactStore } from '../store/artifact-store.js';
 import type { ArtifactType } from '../store/repositories/results.js';
 import type { RenderedArtifact, RenderInput, RenderTarget, StoredArtifact } from './report-renderer.js';
@@ -14,6 +15,11 @@ export interface RenderTask {
 export type RenderReply = Array<[ArtifactType, StoredArtifact & { body?: Uint8Array }]>;
 
 const stores = new Map<string, FileArtifactStore>();
+
+// The pool starts its threads with the service: load and parse the fonts now, not in the
+// first submission's render.
+textWidth('regular', 'warm-up', 10);
+textWidth('bold', 'warm-up', 10);
 
 /** Runs in a worker thread: one report model, then each requested renderer. */
 export default async function render(task: RenderTask): Promise<RenderReply> {
