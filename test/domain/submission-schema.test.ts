@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseSubmission } from '../../src/domain/submission/index.js';
 import {
   build,
   example,
