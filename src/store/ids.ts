@@ -13,3 +13,16 @@ export function newId(): string {
 export function subjectIdFor(tenantId: string, partnerSubjectId: string): string {
   return uuidv5(partnerSubjectId, tenantId);
 }
+
+/**
+ * A submission's result and artifacts get ids derived from the submission, so however often a
+ * step runs (a crash between its work and its commit, an operator replaying it), it can only
+ * ever produce the same ids: one result per submission by construction, not by luck.
+ */
+export function resultIdFor(submissionId: string): string {
+  return uuidv5('result', submissionId);
+}
+
+export function artifactIdFor(resultId: string, type: string): string {
+  return uuidv5(`artifact:${type}`, resultId);
+}

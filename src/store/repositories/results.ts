@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { ModelResult } from '../../domain/model/types.js';
 import { iso, isoOrNull, json } from '../codec.js';
 import type { Database } from '../database.js';
-import { newId } from '../ids.js';
+import { artifactIdFor, resultIdFor } from '../ids.js';
 import { type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
 
 export const ARTIFACT_TYPES = ['json', 'html', 'pdf'] as const;
@@ -176,7 +176,7 @@ export class ResultsRepository {
       submissionId: input.submissionId,
     });
     if (existing) return { resultId: existing.id, created: false };
-    const resultId = newId();
+    const resultId = resultIdFor(input.submissionId);
     const nowIso = now.toISOString();
     await this.runner.run(trx, this.q.insertResult, {
       id: resultId,
@@ -187,7 +187,7 @@ export class ResultsRepository {
     });
     for (const type of input.artifactTypes) {
       await this.runner.run(trx, this.q.insertArtifact, {
-        id: newId(),
+        id: artifactIdFor(resultId, type),
         tenantId: input.tenantId,
         submissionId: input.submissionId,
         resultId,
