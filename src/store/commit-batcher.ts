@@ -31,7 +31,7 @@ export class CommitBatcher {
     private readonly db: Kysely<Database>,
     private readonly runner: PreparedRunner,
     private readonly maxBatch = 256,
-    private readonly minIntervalMs = 20,
+    private readonly minIntervalMs = 10,
   ) {}
 
   /**
