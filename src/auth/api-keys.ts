@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 
 /** A recognisable prefix lets secret scanners and people spot a leaked key. */
 export const API_KEY_PREFIX = 'hs_live_';
@@ -22,7 +23,7 @@ export function generateApiKey(): GeneratedKey {
  * brute-force, and lookups by hash never compare the secret itself.
  */
 export function hashApiKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex');
+  return sha256Hex(apiKey);
 }
 
 export function looksLikeApiKey(candidate: string): boolean {

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { generateApiKey } from '../auth/api-keys.js';
 import { ConfigError, loadConfig, parseDurationMs } from '../config.js';
+import { isUuid } from '../domain/ids.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
 import { Store } from '../store/index.js';
@@ -9,10 +10,8 @@ import { NotFoundError } from '../store/repositories/accounts.js';
 /** A failure the operator caused (bad id, bad flag): message only, exit 1. */
 class UsageError extends Error {}
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function requireUuid(value: string, what: string): string {
-  if (!UUID.test(value)) throw new UsageError(`${what} must be a UUID, got "${value}"`);
+  if (!isUuid(value)) throw new UsageError(`${what} must be a UUID, got "${value}"`);
   return value.toLowerCase();
 }
 

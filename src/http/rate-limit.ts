@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
+import { sha256Hex } from '../hash.js';
 import { presentedKey } from './auth.js';
 import { ApiError } from './errors.js';
 
@@ -20,7 +20,7 @@ export async function installRateLimit(app: FastifyInstance, perMinute: number):
     allowList: (request) => !request.url.startsWith('/v1/') || request.method === 'OPTIONS',
     keyGenerator: (request) => {
       const key = presentedKey(request);
-      return key ? `k:${createHash('sha256').update(key).digest('base64url')}` : `ip:${request.ip}`;
+      return key ? `k:${sha256Hex(key)}` : `ip:${request.ip}`;
     },
     errorResponseBuilder: (_request, context) =>
       new ApiError(

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ModelResult } from '../domain/model/types.js';
 import type { NormalisedSubmission } from '../domain/submission/index.js';
 import { buildReport, renderArtifact } from '../reports/index.js';
@@ -48,8 +47,4 @@ export function reportInput(
     submission: sub,
     result: result.bundle,
   };
-}
-
-export function sha256Hex(body: Buffer): string {
-  return createHash('sha256').update(body).digest('hex');
 }

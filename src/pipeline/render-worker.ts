@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../hash.js';
 import { buildReport, renderArtifact } from '../reports/index.js';
 import { textWidth } from '../reports/pdf-fonts.js';
 import { FileArtifactStore } from '../store/artifact-store.js';
@@ -36,7 +36,7 @@ export default async function render(task: RenderTask): Promise<RenderReply> {
       byteSize: artifact.body.length,
       contentType: artifact.contentType,
       fileExtension: artifact.fileExtension,
-      sha256: createHash('sha256').update(artifact.body).digest('hex'),
+      sha256: sha256Hex(artifact.body),
     };
     if (store) {
       store.putSync(target.artifactId, artifact.body);

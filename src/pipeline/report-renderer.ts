@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ModelResult } from '../domain/model/types.js';
 import type { NormalisedSubmission } from '../domain/submission/index.js';
+import { sha256Hex } from '../hash.js';
 import { buildReport, renderArtifact } from '../reports/index.js';
 import { type ArtifactStore, FileArtifactStore } from '../store/artifact-store.js';
 import type { ArtifactType } from '../store/repositories/results.js';
@@ -49,8 +49,6 @@ export interface ReportRenderer {
   close?(): Promise<void>;
 }
 
-const sha256 = (body: Buffer) => createHash('sha256').update(body).digest('hex');
-
 /** Renders on the event loop's thread (RENDER_THREADS=0). */
 export class InlineReportRenderer implements ReportRenderer {
   constructor(private readonly store: ArtifactStore) {}
@@ -70,7 +68,7 @@ export class InlineReportRenderer implements ReportRenderer {
         byteSize: artifact.body.length,
         contentType: artifact.contentType,
         fileExtension: artifact.fileExtension,
-        sha256: sha256(artifact.body),
+        sha256: sha256Hex(artifact.body),
       });
     }
     return out;

@@ -72,10 +72,6 @@ export class Worker {
     this.stopHooks.push(hook);
   }
 
-  get inFlight(): number {
-    return this.running.size;
-  }
-
   /**
    * Stops claiming, lets running jobs finish for up to `graceMs`, then aborts the rest and
    * hands their leases back (without counting the attempt) so another worker takes them now.

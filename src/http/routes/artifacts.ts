@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { recreateArtifact, sha256Hex } from '../../pipeline/recreate-artifact.js';
+import { isUuid } from '../../domain/ids.js';
+import { sha256Hex } from '../../hash.js';
+import { recreateArtifact } from '../../pipeline/recreate-artifact.js';
 import type { Store } from '../../store/index.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
 import { errorResponses } from '../responses.js';
 import { errorEnvelopeSchema } from '../schemas.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Inline styles and SVG only: the report page may load nothing and run nothing. */
 const HTML_CSP =
@@ -67,7 +67,7 @@ export async function artifactRoutes(
         'FORBIDDEN',
         'This download link is invalid or has expired; read the result again for a fresh link.',
       );
-      if (!UUID.test(id)) throw forbidden;
+      if (!isUuid(id)) throw forbidden;
       const verdict = opts.links.verify(id, request.query.expires, request.query.signature, new Date());
       if (verdict !== 'ok') throw forbidden;
       const meta = await opts.store.results.downloadable(opts.store.connection.db, id);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { isUuid } from '../../domain/ids.js';
 import { partnerOutcomeSchema, toPartnerOutcome } from '../../domain/model/partner-view.js';
 import { SUBMISSION_STATUSES, submissionStatusLabel } from '../../domain/statuses.js';
 import type { Store } from '../../store/index.js';
@@ -10,8 +11,6 @@ import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
 import { errorResponses, rateLimitHeaders } from '../responses.js';
 import { ARTIFACT_TYPE_LABELS, AVAILABILITY_LABELS, artifactSchema } from '../schemas.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const resultSchema = z
   .object({
@@ -89,7 +88,7 @@ export async function resultRoutes(
     async (request) => {
       const principal = principalOf(request);
       const id = request.params.resultId;
-      if (!UUID.test(id)) throw ApiError.notFound('No result with this id in this account.');
+      if (!isUuid(id)) throw ApiError.notFound('No result with this id in this account.');
       const record = await opts.store.forTenant(principal.tenantId).results.get(id.toLowerCase());
       if (!record) throw ApiError.notFound('No result with this id in this account.');
       return presentResult(record, opts.links, new Date());

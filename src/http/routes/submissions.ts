@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { isUuid } from '../../domain/ids.js';
 import { checkPanel, parseSubmission, submissionRequestSchema } from '../../domain/submission/index.js';
+import { sha256Hex } from '../../hash.js';
 import type { Store } from '../../store/index.js';
 import { principalOf } from '../auth.js';
 import { ApiError, type ValidationDetails } from '../errors.js';
@@ -12,7 +13,6 @@ import { errorResponses, rateLimitHeaders } from '../responses.js';
 import { acceptedSubmissionSchema, submissionDetailSchema } from '../schemas.js';
 
 const HEADER_MAX = 255;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const submissionIdParam = z.object({
   submissionId: z.uuid().meta({ description: 'Service-assigned submission id' }),
@@ -90,10 +90,6 @@ function headerErrors(request: FastifyRequest): Record<string, string[]> {
   return errors;
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 export async function submissionRoutes(app: FastifyInstance, opts: { store: Store }): Promise<void> {
   const { store } = opts;
 
@@ -126,8 +122,8 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
     const outcome = await store.ingest.ingest({
       tenantId: principal.tenantId,
       partnerId: principal.partnerId,
-      idempotencyKeyHash: sha256(header(request, 'idempotency-key')!),
-      requestHash: sha256(rawBody),
+      idempotencyKeyHash: sha256Hex(header(request, 'idempotency-key')!),
+      requestHash: sha256Hex(rawBody),
       // "Identical" means the same JSON value: key order and whitespace do not matter. Only
       // computed when a key is reused with different bytes, so it stays off the hot path.
       sameBody: (stored) => stableStringify(JSON.parse(stored)) === stableStringify(request.body),
@@ -165,7 +161,7 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
     async (request) => {
       const principal = principalOf(request);
       const id = request.params.submissionId;
-      if (!UUID.test(id)) throw ApiError.notFound('No submission with this id in this account.');
+      if (!isUuid(id)) throw ApiError.notFound('No submission with this id in this account.');
       const record = await store.forTenant(principal.tenantId).submissions.get(id.toLowerCase());
       if (!record) throw ApiError.notFound('No submission with this id in this account.');
       return submissionDetail(record, new Date());

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Store } from '../../store/index.js';
+import { ApiError, sendError } from '../errors.js';
 import { openApiDocument, openApiYaml } from '../openapi.js';
 import { errorEnvelopeSchema, healthSchema, readySchema } from '../schemas.js';
 
@@ -56,13 +57,11 @@ export async function supportRoutes(app: FastifyInstance, opts: { store: Store }
   app.get('/ready', async (request, reply) => {
     const ready = await opts.store.isReady();
     if (ready.ok) return { status: 'ready' };
-    return reply.code(503).send({
-      error: {
-        code: 'SERVICE_UNAVAILABLE',
-        message: `Not ready: ${ready.reason ?? 'unknown'}.`,
-        requestId: request.id,
-      },
-    });
+    return sendError(
+      request,
+      reply,
+      new ApiError(503, 'SERVICE_UNAVAILABLE', `Not ready: ${ready.reason ?? 'unknown'}.`),
+    );
   });
 
   app.get('/openapi.json', async (_request, reply) =>
