@@ -18,7 +18,7 @@ export const SETTINGS = {
   DATA_DIR: {
     schema: z.string().min(1),
     default: './data',
-    doc: 'embedded database, generated secrets, stored artifacts',
+    doc: 'embedded database (with report artifacts) and generated secrets',
   },
   DATABASE_URL: {
     schema: z.string().optional(),

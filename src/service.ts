@@ -66,9 +66,7 @@ export async function startService(
 
 export function createWorker(config: Config, store: Store, logger: Logger): Worker {
   const renderer: ReportRenderer =
-    config.renderThreads > 0
-      ? new ThreadedReportRenderer(config.renderThreads, store.artifacts)
-      : new InlineReportRenderer(store.artifacts);
+    config.renderThreads > 0 ? new ThreadedReportRenderer(config.renderThreads) : new InlineReportRenderer();
   const worker = new Worker({
     jobs: store.jobs,
     batcher: store.batcher,

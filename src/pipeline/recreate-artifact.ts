@@ -1,5 +1,6 @@
 import type { ModelResult } from '../domain/model/types.js';
 import type { NormalisedSubmission } from '../domain/submission/index.js';
+import { sha256Hex } from '../hash.js';
 import { buildReport, renderArtifact } from '../reports/index.js';
 import type { Store } from '../store/index.js';
 import type { StoredSubmission } from '../store/repositories/pipeline.js';
@@ -7,16 +8,17 @@ import type { ArtifactType } from '../store/repositories/results.js';
 import type { RenderInput } from './report-renderer.js';
 
 /**
- * Renders an available artifact again from its stored result, for when its file is missing or
- * does not match the recorded hash (lost in a power failure, or never copied to this machine).
- * Rendering is deterministic, so the bytes match what was first delivered; they are written
- * back to the artifact store for the next download.
+ * Renders an available artifact again from its stored result, for when its stored bytes are
+ * missing or do not match the recorded hash (a damaged database page, a restore that left the
+ * table out, an object store that lost the object). Rendering is deterministic, so the bytes
+ * match what was first delivered; they are written back for the next download only if they
+ * match the recorded hash.
  */
 export async function recreateArtifact(store: Store, artifactId: string): Promise<Buffer | undefined> {
   const db = store.connection.db;
   const row = await db
     .selectFrom('artifacts')
-    .select(['type', 'submission_id', 'availability'])
+    .select(['type', 'submission_id', 'availability', 'sha256'])
     .where('id', '=', artifactId)
     .executeTakeFirst();
   if (row?.availability !== 'available') return undefined;
@@ -25,7 +27,8 @@ export async function recreateArtifact(store: Store, artifactId: string): Promis
   if (!submission || !result) return undefined;
   const report = buildReport(reportInput(submission, result));
   const { body } = await renderArtifact(row.type as ArtifactType, report);
-  await store.artifacts.put(artifactId, body);
+  if (sha256Hex(body) !== row.sha256) return undefined;
+  await store.batcher.submit((trx) => store.artifacts.put(trx, artifactId, body));
   return body;
 }
 

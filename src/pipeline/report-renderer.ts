@@ -5,7 +5,6 @@ import type { ModelResult } from '../domain/model/types.js';
 import type { NormalisedSubmission } from '../domain/submission/index.js';
 import { sha256Hex } from '../hash.js';
 import { buildReport, renderArtifact } from '../reports/index.js';
-import { type ArtifactStore, FileArtifactStore } from '../store/artifact-store.js';
 import type { ArtifactType } from '../store/repositories/results.js';
 import type { RenderReply, RenderTask } from './render-worker.js';
 
@@ -19,57 +18,37 @@ export interface RenderInput {
   result: ModelResult;
 }
 
-export interface RenderedArtifact {
+export interface RenderedReport {
   body: Buffer;
-  contentType: string;
-  fileExtension: string;
-}
-
-export interface RenderTarget {
-  type: ArtifactType;
-  artifactId: string;
-}
-
-/** An artifact whose bytes are durable in the artifact store. */
-export interface StoredArtifact {
-  byteSize: number;
   contentType: string;
   fileExtension: string;
   /** Hex SHA-256 of the bytes, computed where they were rendered. */
   sha256: string;
 }
 
-/** Renders the requested artifacts and puts their bytes in the artifact store. */
+/** Renders the requested artifacts; the caller stores them with the rows that point at them. */
 export interface ReportRenderer {
-  renderAndStore(
+  render(
     input: RenderInput,
-    targets: RenderTarget[],
+    types: ArtifactType[],
     signal: AbortSignal,
-  ): Promise<Map<ArtifactType, StoredArtifact>>;
+  ): Promise<Map<ArtifactType, RenderedReport>>;
   close?(): Promise<void>;
 }
 
 /** Renders on the event loop's thread (RENDER_THREADS=0). */
 export class InlineReportRenderer implements ReportRenderer {
-  constructor(private readonly store: ArtifactStore) {}
-
-  async renderAndStore(
+  async render(
     input: RenderInput,
-    targets: RenderTarget[],
+    types: ArtifactType[],
     signal: AbortSignal,
-  ): Promise<Map<ArtifactType, StoredArtifact>> {
+  ): Promise<Map<ArtifactType, RenderedReport>> {
     const report = buildReport(input);
-    const out = new Map<ArtifactType, StoredArtifact>();
-    for (const target of targets) {
+    const out = new Map<ArtifactType, RenderedReport>();
+    for (const type of types) {
       if (signal.aborted) throw new Error('rendering aborted');
-      const artifact = await renderArtifact(target.type, report);
-      await this.store.put(target.artifactId, artifact.body);
-      out.set(target.type, {
-        byteSize: artifact.body.length,
-        contentType: artifact.contentType,
-        fileExtension: artifact.fileExtension,
-        sha256: sha256Hex(artifact.body),
-      });
+      const artifact = await renderArtifact(type, report);
+      out.set(type, { ...artifact, sha256: sha256Hex(artifact.body) });
     }
     return out;
   }
@@ -77,16 +56,12 @@ export class InlineReportRenderer implements ReportRenderer {
 
 /**
  * Renders on a pool of worker threads (piscina), so PDF layout uses the other cores and the
- * event loop stays free for requests and the queue. With a file store the render thread
- * writes the files too, and only their description crosses back.
+ * event loop stays free for requests and the queue.
  */
 export class ThreadedReportRenderer implements ReportRenderer {
   private readonly pool: Piscina<RenderTask, RenderReply>;
 
-  constructor(
-    threads: number,
-    private readonly store: ArtifactStore,
-  ) {
+  constructor(threads: number) {
     this.pool = new Piscina({
       filename: workerFile(),
       minThreads: threads,
@@ -95,22 +70,18 @@ export class ThreadedReportRenderer implements ReportRenderer {
     });
   }
 
-  async renderAndStore(
+  async render(
     input: RenderInput,
-    targets: RenderTarget[],
+    types: ArtifactType[],
     signal: AbortSignal,
-  ): Promise<Map<ArtifactType, StoredArtifact>> {
-    const filesDir = this.store instanceof FileArtifactStore ? this.store.dataDir : undefined;
-    const reply = await this.pool.run({ input, targets, filesDir }, { signal });
-    const out = new Map<ArtifactType, StoredArtifact>();
-    for (const [type, { body, ...described }] of reply) {
-      if (body) {
-        const target = targets.find((t) => t.type === type)!;
-        await this.store.put(target.artifactId, Buffer.from(body));
-      }
-      out.set(type, described);
-    }
-    return out;
+  ): Promise<Map<ArtifactType, RenderedReport>> {
+    const reply = await this.pool.run({ input, types }, { signal });
+    return new Map(
+      reply.map(([type, r]) => [
+        type,
+        { ...r, body: Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength) },
+      ]),
+    );
   }
 
   close(): Promise<void> {

@@ -136,29 +136,34 @@ export function pipelineDefinitions(
       const sub = JSON.parse(submission.normalisedBody) as NormalisedSubmission;
       const pending = result.artifacts.filter((a) => a.availability === 'pending');
       const safeName = sub.partnerSubmissionId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
-      // Bytes first, outside any transaction; the rows say "available" only after.
-      const stored = await deps.renderer.renderAndStore(
+      // Rendered outside any transaction; the bytes and the rows that say "available" are
+      // then written in one commit.
+      const rendered = await deps.renderer.render(
         reportInput(submission, result),
-        pending.map((a) => ({ type: a.type as ArtifactType, artifactId: a.artifactId })),
+        pending.map((a) => a.type as ArtifactType),
         ctx.signal,
       );
       const written = pending.flatMap((a) => {
-        const s = stored.get(a.type as ArtifactType);
-        return s
+        const r = rendered.get(a.type as ArtifactType);
+        return r
           ? [
               {
                 artifactId: a.artifactId,
-                byteSize: s.byteSize,
-                contentType: s.contentType,
-                fileName: `wellbeing-report-${safeName}.${s.fileExtension}`,
-                sha256: s.sha256,
+                body: r.body,
+                byteSize: r.body.length,
+                contentType: r.contentType,
+                fileName: `wellbeing-report-${safeName}.${r.fileExtension}`,
+                sha256: r.sha256,
               },
             ]
           : [];
       });
       return async (trx) => {
         const now = clock();
-        for (const artifact of written) await results.markAvailable(trx, artifact, now);
+        for (const artifact of written) {
+          await store.artifacts.put(trx, artifact.artifactId, artifact.body);
+          await results.markAvailable(trx, artifact, now);
+        }
         await results.touch(trx, result.resultId, now);
         await subs.setStatus(trx, id, 'completed', now);
       };

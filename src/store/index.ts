@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import { JobNotifier } from '../queue/notifier.js';
-import { type ArtifactStore, DatabaseArtifactStore, FileArtifactStore } from './artifact-store.js';
+import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
 import { CommitBatcher } from './commit-batcher.js';
 import { connectStore, type StoreConnection } from './connect.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
@@ -24,7 +24,7 @@ export class Store {
   readonly results: ResultsRepository;
   /** Prepared statements for the hot paths, on the store's own connection. */
   readonly prepared: PreparedRunner;
-  /** Report bytes: files under DATA_DIR beside the embedded database, else the database. */
+  /** Report bytes, in the database, written in the transaction that makes them available. */
   readonly artifacts: ArtifactStore;
   /** Group commit for job completions and other worker writes. */
   readonly batcher: CommitBatcher;
@@ -33,15 +33,13 @@ export class Store {
 
   constructor(
     readonly connection: StoreConnection,
-    policy: { slaSeconds: number; maxAttempts: number; dataDir: string },
+    policy: { slaSeconds: number; maxAttempts: number },
   ) {
-    this.artifacts = connection.sqlite
-      ? new FileArtifactStore(policy.dataDir)
-      : new DatabaseArtifactStore(connection.db);
     this.accounts = new AccountsRepository(connection.db, connection.dialect);
     this.prepared = connection.sqlite
       ? new SqlitePreparedRunner(connection.sqlite)
       : new KyselyPreparedRunner();
+    this.artifacts = new DatabaseArtifactStore(connection.db, this.prepared);
     this.batcher = new CommitBatcher(connection.db, this.prepared);
     if (!connection.sqlite) throw new Error(`no ingest backend for ${connection.dialect}`);
     this.jobs = new JobsRepository(connection.db, connection.dialect, this.prepared);
@@ -65,7 +63,6 @@ export class Store {
     return new Store(connection, {
       slaSeconds: config.slaSeconds,
       maxAttempts: config.jobMaxAttempts,
-      dataDir: config.dataDir,
     });
   }
 

@@ -15,7 +15,7 @@ export function startPipelineWorker(
 ): Worker {
   const defs = pipelineDefinitions({
     store: service.store,
-    renderer: new InlineReportRenderer(service.store.artifacts),
+    renderer: new InlineReportRenderer(),
     maxAttempts: service.config.jobMaxAttempts,
     clock: () => new Date(),
   });

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DownloadLinks } from '../../src/http/download-links.js';
 import { resultSchema } from '../../src/http/routes/results.js';
@@ -229,7 +227,7 @@ describe('the pipeline, end to end over HTTP', () => {
     }
   });
 
-  it('renders an artifact again, byte for byte, when its file was lost or altered', async () => {
+  it('renders an artifact again, byte for byte, when its stored bytes were lost or altered', async () => {
     const { detail } = await submitAndComplete();
     const res = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': account.apiKey });
     const items = resultSchema.parse(res.json).artifacts.items;
@@ -239,13 +237,29 @@ describe('the pipeline, end to end over HTTP', () => {
       expect(r.status).toBe(200);
       return Buffer.from(await r.arrayBuffer());
     };
+    const db = service.store.connection.db;
+    const stored = async (id: string) =>
+      (
+        await db
+          .selectFrom('artifact_contents')
+          .select('body')
+          .where('artifact_id', '=', id)
+          .executeTakeFirst()
+      )?.body;
     for (const item of items) {
       const original = await fetchBytes(item);
-      const file = path.join(service.config.dataDir, 'artifacts', item.artifactId.slice(-2), item.artifactId);
-      if (item.type === 'pdf') fs.rmSync(file);
-      else fs.writeFileSync(file, 'tampered');
+      expect(Buffer.from((await stored(item.artifactId))!).equals(original)).toBe(true);
+      if (item.type === 'pdf') {
+        await db.deleteFrom('artifact_contents').where('artifact_id', '=', item.artifactId).execute();
+      } else {
+        await db
+          .updateTable('artifact_contents')
+          .set({ body: Buffer.from('tampered') })
+          .where('artifact_id', '=', item.artifactId)
+          .execute();
+      }
       expect((await fetchBytes(item)).equals(original)).toBe(true);
-      expect(fs.readFileSync(file).equals(original)).toBe(true);
+      expect(Buffer.from((await stored(item.artifactId))!).equals(original)).toBe(true);
     }
   });
 
