@@ -11,7 +11,8 @@
  * It follows the spec's four receiver steps on the raw body bytes (never on re-serialised JSON),
  * answers 204 to a verified delivery, 400 to a malformed one, 401 to a bad signature or stale
  * timestamp, and acknowledges a repeated X-Healthspan-Event-Id without processing it again.
- * Then fetch the result with GET /v1/results/{resultId} using your API key.
+ * With HEALTHSPAN_API_KEY (and HEALTHSPAN_BASE_URL, default http://localhost:8080) set, it then
+ * reads the result with GET /v1/results/{resultId}, as a real receiver would, and logs its scores.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -21,6 +22,8 @@ const SECRETS = (process.env.HEALTHSPAN_SIGNING_SECRET ?? '')
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
+const API_KEY = process.env.HEALTHSPAN_API_KEY;
+const BASE_URL = (process.env.HEALTHSPAN_BASE_URL ?? 'http://localhost:8080').replace(/\/$/, '');
 const TOLERANCE_SECONDS = 300;
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -92,9 +95,34 @@ const server = http.createServer((req, res) => {
     }
     remember(eventId);
     console.log(JSON.stringify({ msg: 'event received', eventId, deliveryId, event }));
-    reply(res, 204);
+    reply(res, 204); // acknowledge first; do the work after
+    if (API_KEY && typeof event.resultId === 'string') void readResult(event.resultId);
   });
 });
+
+/** The event says a result is ready; the result itself is read with the partner's API key. */
+async function readResult(resultId) {
+  try {
+    const res = await fetch(`${BASE_URL}/v1/results/${encodeURIComponent(resultId)}`, {
+      headers: { 'x-api-key': API_KEY },
+    });
+    const result = await res.json();
+    if (!res.ok) {
+      console.warn(
+        JSON.stringify({ msg: 'result read failed', resultId, status: res.status, error: result.error }),
+      );
+      return;
+    }
+    const outcomes = (result.outcomes ?? (result.outcome ? [result.outcome] : [])).map((o) => ({
+      focus: o.focus,
+      score: o.score,
+      placement: o.referencePlacementLabel,
+    }));
+    console.log(JSON.stringify({ msg: 'result read', resultId, status: result.status, outcomes }));
+  } catch (error) {
+    console.warn(JSON.stringify({ msg: 'result read failed', resultId, error: String(error) }));
+  }
+}
 
 server.listen(PORT, () => {
   console.log(JSON.stringify({ msg: 'webhook receiver listening', port: server.address().port }));

@@ -53,6 +53,11 @@ export const SETTINGS = {
     default: 'false',
     doc: '`true` allows `http://` and loopback/private callback targets (development and tests only)',
   },
+  WEBHOOK_SECRETS_KEY: {
+    schema: z.string().min(32).optional(),
+    default: undefined,
+    doc: 'master key sealing webhook signing secrets and receiver keys at rest; unset = generated once into `DATA_DIR/secrets`',
+  },
   LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',
@@ -127,6 +132,7 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   webhookAllowInsecure: boolean;
+  webhookSecretsKey: string | undefined;
   logLevel: z.infer<Settings['LOG_LEVEL']['schema']>;
   migrateOnStart: boolean;
   slaSeconds: number;
@@ -174,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: read(env, 'WEBHOOK_RETRY_SCHEDULE').split(',').map(parseDurationMs),
     webhookTimeoutMs: read(env, 'WEBHOOK_TIMEOUT_MS'),
     webhookAllowInsecure: read(env, 'WEBHOOK_ALLOW_INSECURE'),
+    webhookSecretsKey: read(env, 'WEBHOOK_SECRETS_KEY'),
     logLevel: read(env, 'LOG_LEVEL'),
     migrateOnStart: read(env, 'MIGRATE_ON_START'),
     slaSeconds: read(env, 'SLA_SECONDS'),

@@ -13,6 +13,7 @@ import { pipelineDefinitions } from './pipeline/steps.js';
 import { Worker } from './queue/worker.js';
 import { Store } from './store/index.js';
 import { loadOrCreateSecret } from './store/secrets.js';
+import { deliveryJobs, secretBoxFor } from './webhooks/index.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -29,6 +30,11 @@ export async function startService(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
+  if (config.webhookAllowInsecure) {
+    logger.warn(
+      'WEBHOOK_ALLOW_INSECURE is on: callbacks may go to http:// and to loopback or private addresses. Development and tests only.',
+    );
+  }
   const store = Store.open(config);
   if (config.migrateOnStart) {
     const { applied } = await store.migrate();
@@ -72,12 +78,26 @@ export function createWorker(config: Config, store: Store, logger: Logger): Work
     batcher: store.batcher,
     notifier: store.notifier,
     logger,
-    definitions: pipelineDefinitions({
-      store,
-      renderer,
-      maxAttempts: config.jobMaxAttempts,
-      clock: () => new Date(),
-    }),
+    definitions: {
+      ...pipelineDefinitions({
+        store,
+        renderer,
+        maxAttempts: config.jobMaxAttempts,
+        clock: () => new Date(),
+        webhookScheduleMs: config.webhookRetryScheduleMs,
+      }),
+      ...deliveryJobs({
+        store,
+        box: secretBoxFor(config),
+        config: {
+          scheduleMs: config.webhookRetryScheduleMs,
+          timeoutMs: config.webhookTimeoutMs,
+          allowInsecure: config.webhookAllowInsecure,
+        },
+        logger,
+        clock: () => new Date(),
+      }),
+    },
     concurrency: config.workerConcurrency,
     leaseMs: config.jobLeaseSeconds * 1000,
     heartbeatMs: Math.max(500, Math.floor((config.jobLeaseSeconds * 1000) / 3)),

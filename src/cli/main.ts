@@ -6,6 +6,8 @@ import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
 import { Store } from '../store/index.js';
 import { NotFoundError } from '../store/repositories/accounts.js';
+import { WebhookAdmin, WebhookAdminError } from '../webhooks/admin.js';
+import { secretBoxFor } from '../webhooks/index.js';
 
 /** A failure the operator caused (bad id, bad flag): message only, exit 1. */
 class UsageError extends Error {}
@@ -58,8 +60,24 @@ async function createKey(store: Store, partnerId: string, expiresIn: string | un
   return { keyId: stored.keyId, apiKey: key.apiKey, expiresAt: stored.expiresAt };
 }
 
-function notYet(feature: string): never {
-  throw new UsageError(`${feature} is not available in this version of healthspan yet`);
+async function withWebhooks<T>(fn: (admin: WebhookAdmin) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  return withStore((store) =>
+    fn(
+      new WebhookAdmin(store, secretBoxFor(config), {
+        allowInsecure: config.webhookAllowInsecure,
+        scheduleMs: config.webhookRetryScheduleMs,
+      }),
+    ),
+  );
+}
+
+function durationOption(value: string, flag: string): number {
+  try {
+    return parseDurationMs(value);
+  } catch {
+    throw new UsageError(`${flag} must be a duration such as 0s, 30m, 24h or 7d, got "${value}"`);
+  }
 }
 
 export function buildCli(): Command {
@@ -145,20 +163,50 @@ export function buildCli(): Command {
   const webhooks = program.command('webhooks').description('result.ready callbacks');
   webhooks
     .command('set')
+    .description("Register (or change) the partner credential's callback URL; prints its signing secret")
     .requiredOption('--partner <partnerId>')
     .requiredOption('--url <url>')
-    .option('--api-key <key>')
-    .option('--api-key-header <name>')
-    .action(() => notYet('webhooks set'));
+    .option('--api-key <key>', 'key the receiver expects with each delivery')
+    .option('--api-key-header <name>', 'header carrying --api-key (default X-Api-Key)')
+    .action(async (opts: { partner: string; url: string; apiKey?: string; apiKeyHeader?: string }) => {
+      const partnerId = requireUuid(opts.partner, '--partner');
+      print(
+        await withWebhooks((admin) =>
+          admin.set(partnerId, opts.url, { apiKey: opts.apiKey, apiKeyHeader: opts.apiKeyHeader }),
+        ),
+      );
+    });
   webhooks
     .command('rotate-secret')
+    .description('Make a new signing secret that takes effect after --activate-in (default 24h)')
     .requiredOption('--partner <partnerId>')
-    .option('--activate-in <duration>')
-    .action(() => notYet('webhooks rotate-secret'));
+    .option('--activate-in <duration>', 'for example 0s, 30m, 24h, 7d', '24h')
+    .action(async (opts: { partner: string; activateIn: string }) => {
+      const partnerId = requireUuid(opts.partner, '--partner');
+      const ms = durationOption(opts.activateIn, '--activate-in');
+      print(await withWebhooks((admin) => admin.rotateSecret(partnerId, ms)));
+    });
   webhooks
     .command('redeliver')
+    .description("Send a result's result.ready event again, from the first step of the retry schedule")
     .requiredOption('--result <resultId>')
-    .action(() => notYet('webhooks redeliver'));
+    .action(async (opts: { result: string }) => {
+      const resultId = requireUuid(opts.result, '--result');
+      print(await withWebhooks((admin) => admin.redeliver(resultId)));
+    });
+  webhooks
+    .command('deliveries')
+    .description('Recent events of a partner credential with every delivery attempt')
+    .requiredOption('--partner <partnerId>')
+    .option('--limit <n>', 'events to show, newest first', '50')
+    .action(async (opts: { partner: string; limit: string }) => {
+      const partnerId = requireUuid(opts.partner, '--partner');
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+        throw new UsageError('--limit must be a whole number from 1 to 1000');
+      }
+      print(await withWebhooks((admin) => admin.deliveries(partnerId, limit)));
+    });
 
   program
     .command('quickstart')
@@ -194,7 +242,10 @@ export async function runCli(argv: string[]): Promise<number> {
       return error.exitCode === 0 ? 0 : 1;
     }
     const message =
-      error instanceof UsageError || error instanceof NotFoundError || error instanceof ConfigError
+      error instanceof UsageError ||
+      error instanceof NotFoundError ||
+      error instanceof ConfigError ||
+      error instanceof WebhookAdminError
         ? error.message
         : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
     process.stderr.write(`healthspan: ${message}\n`);

@@ -7,6 +7,7 @@ import { PermanentJobError } from '../queue/types.js';
 import type { Database } from '../store/database.js';
 import type { Store } from '../store/index.js';
 import { ARTIFACT_TYPES, type ArtifactType } from '../store/repositories/results.js';
+import { recordResultReady } from '../webhooks/outbox.js';
 import { reportInput } from './recreate-artifact.js';
 import type { ReportRenderer } from './report-renderer.js';
 
@@ -15,6 +16,8 @@ export interface PipelineDeps {
   renderer: ReportRenderer;
   maxAttempts: number;
   clock: () => Date;
+  /** `WEBHOOK_RETRY_SCHEDULE`, for the `result.ready` deliveries a completed result enqueues. */
+  webhookScheduleMs: number[];
 }
 
 /** A stored submission that fails the checks it passed at ingest: `rejected`, not `failed`. */
@@ -59,6 +62,26 @@ export function pipelineDefinitions(
       job.submissionId,
       error instanceof RejectedSubmission ? 'rejected' : 'failed',
       clock(),
+    );
+  }
+
+  /**
+   * The submission's result is ready: `completed`, and in the same transaction its
+   * `result.ready` event and delivery job when the partner has a callback (the outbox).
+   */
+  async function complete(
+    trx: Transaction<Database>,
+    job: ClaimedJob,
+    now: Date,
+    enqueue: (next: NewJob) => Promise<void>,
+  ): Promise<void> {
+    const submissionId = requireSubmissionId(job);
+    await subs.setStatus(trx, submissionId, 'completed', now);
+    await recordResultReady(
+      store,
+      trx,
+      { submissionId, now, correlationId: job.correlationId, policy: { scheduleMs: deps.webhookScheduleMs } },
+      enqueue,
     );
   }
 
@@ -118,7 +141,7 @@ export function pipelineDefinitions(
         if (artifacts.length > 0) {
           await ctx.enqueue(nextJob(job, 'pipeline.render_reports', deps.maxAttempts));
         } else {
-          await subs.setStatus(trx, id, 'completed', now);
+          await complete(trx, job, now, ctx.enqueue);
         }
       };
     },
@@ -158,14 +181,14 @@ export function pipelineDefinitions(
             ]
           : [];
       });
-      return async (trx) => {
+      return async (trx, ctx) => {
         const now = clock();
         for (const artifact of written) {
           await store.artifacts.put(trx, artifact.artifactId, artifact.body);
           await results.markAvailable(trx, artifact, now);
         }
         await results.touch(trx, result.resultId, now);
-        await subs.setStatus(trx, id, 'completed', now);
+        await complete(trx, job, now, ctx.enqueue);
       };
     },
     // Scores exist even when a renderer keeps failing: the submission completes, and the
@@ -178,7 +201,9 @@ export function pipelineDefinitions(
         await results.markPendingUnavailable(trx, result.resultId, now);
         await results.touch(trx, result.resultId, now);
       }
-      await subs.setStatus(trx, job.submissionId, 'completed', now);
+      await complete(trx, job, now, async (next) => {
+        await store.jobs.enqueue(trx, next, now);
+      });
     },
     summarize: () => 'Preparing the reports failed because of an internal error.',
   };

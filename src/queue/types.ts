@@ -71,6 +71,11 @@ export interface JobDefinition {
   onStart?(trx: Transaction<Database>, job: ClaimedJob): Promise<void>;
   /** Called in the transaction that marks the job failed for good. */
   onFailed?(trx: Transaction<Database>, job: ClaimedJob, summary: string, error: unknown): Promise<void>;
+  /**
+   * Delay before the next attempt after failed attempt number `attempt` (1-based), for steps
+   * with their own schedule (webhook deliveries); others back off exponentially with jitter.
+   */
+  retryDelayMs?(attempt: number): number;
   /** Plain-language summary of an error for `errorSummary`; never a stack trace. */
   summarize?(error: unknown): string;
 }

@@ -174,7 +174,8 @@ export class Worker {
         await completion(trx, {
           enqueue: async (next) => {
             const nextDef = this.o.definitions[next.type];
-            if (this.stopping || !nextDef) {
+            const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
+            if (this.stopping || !nextDef || later) {
               await this.o.jobs.enqueue(trx, next, now);
               return;
             }
@@ -230,7 +231,9 @@ export class Worker {
         if (final) {
           if (await this.o.jobs.fail(trx, job, summary, now)) await def?.onFailed?.(trx, job, summary, error);
         } else {
-          const delay = retryDelayMs(job.attempt, this.o.retryBaseMs, this.o.retryCapMs);
+          const delay =
+            def?.retryDelayMs?.(job.attempt) ??
+            retryDelayMs(job.attempt, this.o.retryBaseMs, this.o.retryCapMs);
           await this.o.jobs.retryLater(trx, job, new Date(now.getTime() + delay), summary, now);
         }
       });

@@ -127,6 +127,52 @@ export interface ArtifactContentTable {
   body: Buffer;
 }
 
+export interface WebhookEndpointTable {
+  partner_id: string;
+  tenant_id: string;
+  url: string;
+  /** Receiver API key, sealed with the secrets key (`webhooks/secret-box.ts`). */
+  api_key_sealed: string | null;
+  api_key_header: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookSecretTable {
+  id: string;
+  partner_id: string;
+  secret_sealed: string;
+  activates_at: Timestamp;
+  created_at: Timestamp;
+}
+
+export interface WebhookEventTable {
+  id: string;
+  tenant_id: string;
+  partner_id: string;
+  result_id: string;
+  event_type: string;
+  /** The exact JSON bytes every attempt sends. */
+  body: string;
+  status: string;
+  delivered_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WebhookAttemptTable {
+  delivery_id: string;
+  event_id: string;
+  partner_id: string;
+  attempt: number;
+  url: string;
+  started_at: Timestamp;
+  latency_ms: number;
+  status_code: number | null;
+  error_class: string | null;
+  outcome: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   partners: PartnerTable;
@@ -138,4 +184,8 @@ export interface Database {
   results: ResultTable;
   artifacts: ArtifactTable;
   artifact_contents: ArtifactContentTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_secrets: WebhookSecretTable;
+  webhook_events: WebhookEventTable;
+  webhook_attempts: WebhookAttemptTable;
 }

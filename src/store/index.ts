@@ -11,6 +11,7 @@ import { JobsRepository } from './repositories/jobs.js';
 import { PipelineRepository } from './repositories/pipeline.js';
 import { ResultsRepository, TenantResults } from './repositories/results.js';
 import { TenantSubmissions } from './repositories/submissions.js';
+import { WebhooksRepository } from './repositories/webhooks.js';
 import { SqliteIngestBackend } from './sqlite/ingest-backend.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -28,6 +29,8 @@ export class Store {
   readonly artifacts: ArtifactStore;
   /** Group commit for job completions and other worker writes. */
   readonly batcher: CommitBatcher;
+  /** Callback endpoints, sealed secrets, the event outbox and the attempt log. */
+  readonly webhooks: WebhooksRepository;
   /** Told after every commit that created jobs, so idle workers in this process wake at once. */
   readonly notifier = new JobNotifier();
 
@@ -55,6 +58,7 @@ export class Store {
       () => this.notifier.notify(),
     );
     this.pipeline = new PipelineRepository(connection.db, this.prepared);
+    this.webhooks = new WebhooksRepository(connection.db);
     this.results = new ResultsRepository(connection.db, this.prepared);
   }
 

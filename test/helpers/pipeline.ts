@@ -18,6 +18,7 @@ export function startPipelineWorker(
     renderer: new InlineReportRenderer(),
     maxAttempts: service.config.jobMaxAttempts,
     clock: () => new Date(),
+    webhookScheduleMs: service.config.webhookRetryScheduleMs,
   });
   const definitions: Record<string, JobDefinition> = { ...defs, ...alter(defs) };
   const worker = new Worker({

@@ -187,3 +187,20 @@ describe('verifyWebhook', () => {
     });
   });
 });
+
+describe('the package export', () => {
+  it('offers verifyWebhook to partners as healthspan/webhooks (the built module)', async () => {
+    const exported = (await import('healthspan/webhooks')) as typeof import('../../src/webhooks/signing.js');
+    const secret = exported.generateSigningSecret();
+    const rawBody = '{"eventType":"result.ready"}';
+    const headers = exported.signedHeaders({
+      secret,
+      eventId: 'e',
+      deliveryId: 'd',
+      timestamp: Math.floor(Date.now() / 1000),
+      rawBody,
+    });
+    expect(exported.verifyWebhook(rawBody, headers, secret)).toMatchObject({ ok: true });
+    expect(exported.verifyWebhook(`${rawBody} `, headers, secret)).toMatchObject({ ok: false });
+  });
+});

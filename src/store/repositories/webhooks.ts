@@ -1,0 +1,269 @@
+import type { Kysely, Transaction } from 'kysely';
+import { iso, isoOrNull } from '../codec.js';
+import type { Database } from '../database.js';
+import { newId } from '../ids.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface EndpointRecord {
+  partnerId: string;
+  tenantId: string;
+  url: string;
+  apiKeySealed: string | null;
+  apiKeyHeader: string | null;
+}
+
+export interface SecretRecord {
+  id: string;
+  secretSealed: string;
+  activatesAt: string;
+}
+
+export interface EventRecord {
+  id: string;
+  tenantId: string;
+  partnerId: string;
+  resultId: string;
+  body: string;
+  status: EventStatus;
+  deliveredAt: string | null;
+  createdAt: string;
+}
+
+/** `pending` until a 2xx; `failed` after the last scheduled attempt (redeliverable). */
+export type EventStatus = 'pending' | 'delivered' | 'failed';
+
+export interface AttemptRecord {
+  deliveryId: string;
+  eventId: string;
+  partnerId: string;
+  attempt: number;
+  url: string;
+  startedAt: string;
+  latencyMs: number;
+  statusCode: number | null;
+  errorClass: string | null;
+  outcome: 'delivered' | 'failed';
+}
+
+/** Endpoints, secrets, the event outbox and the attempt log. Sealed values stay sealed here. */
+export class WebhooksRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async endpoint(db: Db, partnerId: string): Promise<EndpointRecord | undefined> {
+    const row = await db
+      .selectFrom('webhook_endpoints')
+      .select(['partner_id', 'tenant_id', 'url', 'api_key_sealed', 'api_key_header'])
+      .where('partner_id', '=', partnerId)
+      .executeTakeFirst();
+    return row
+      ? {
+          partnerId: row.partner_id,
+          tenantId: row.tenant_id,
+          url: row.url,
+          apiKeySealed: row.api_key_sealed,
+          apiKeyHeader: row.api_key_header,
+        }
+      : undefined;
+  }
+
+  /** Creates or replaces the partner's endpoint; returns whether it existed before. */
+  async upsertEndpoint(trx: Db, endpoint: EndpointRecord, now: Date): Promise<{ existed: boolean }> {
+    const existed = (await this.endpoint(trx, endpoint.partnerId)) !== undefined;
+    const values = {
+      url: endpoint.url,
+      api_key_sealed: endpoint.apiKeySealed,
+      api_key_header: endpoint.apiKeyHeader,
+      updated_at: now.toISOString(),
+    };
+    if (existed) {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set(values)
+        .where('partner_id', '=', endpoint.partnerId)
+        .execute();
+    } else {
+      await trx
+        .insertInto('webhook_endpoints')
+        .values({
+          ...values,
+          partner_id: endpoint.partnerId,
+          tenant_id: endpoint.tenantId,
+          created_at: now.toISOString(),
+        })
+        .execute();
+    }
+    return { existed };
+  }
+
+  async addSecret(
+    trx: Db,
+    partnerId: string,
+    secretSealed: string,
+    activatesAt: Date,
+    now: Date,
+  ): Promise<void> {
+    await trx
+      .insertInto('webhook_secrets')
+      .values({
+        id: newId(),
+        partner_id: partnerId,
+        secret_sealed: secretSealed,
+        activates_at: activatesAt.toISOString(),
+        created_at: now.toISOString(),
+      })
+      .execute();
+  }
+
+  /** Newest first. */
+  async secrets(db: Db, partnerId: string): Promise<SecretRecord[]> {
+    const rows = await db
+      .selectFrom('webhook_secrets')
+      .select(['id', 'secret_sealed', 'activates_at'])
+      .where('partner_id', '=', partnerId)
+      .orderBy('activates_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
+    return rows.map((r) => ({ id: r.id, secretSealed: r.secret_sealed, activatesAt: iso(r.activates_at) }));
+  }
+
+  async insertEvent(
+    trx: Db,
+    event: { id: string; tenantId: string; partnerId: string; resultId: string; body: string },
+    now: Date,
+  ): Promise<boolean> {
+    const res = await trx
+      .insertInto('webhook_events')
+      .values({
+        id: event.id,
+        tenant_id: event.tenantId,
+        partner_id: event.partnerId,
+        result_id: event.resultId,
+        event_type: 'result.ready',
+        body: event.body,
+        status: 'pending',
+        delivered_at: null,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .executeTakeFirst();
+    return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  async event(db: Db, eventId: string): Promise<EventRecord | undefined> {
+    const row = await db
+      .selectFrom('webhook_events')
+      .selectAll()
+      .where('id', '=', eventId)
+      .executeTakeFirst();
+    return row ? toEvent(row) : undefined;
+  }
+
+  async eventForResult(db: Db, resultId: string): Promise<EventRecord | undefined> {
+    const row = await db
+      .selectFrom('webhook_events')
+      .selectAll()
+      .where('result_id', '=', resultId)
+      .executeTakeFirst();
+    return row ? toEvent(row) : undefined;
+  }
+
+  async setEventStatus(trx: Db, eventId: string, status: EventStatus, now: Date): Promise<void> {
+    await trx
+      .updateTable('webhook_events')
+      .set({
+        status,
+        updated_at: now.toISOString(),
+        ...(status === 'delivered' ? { delivered_at: now.toISOString() } : {}),
+      })
+      .where('id', '=', eventId)
+      .execute();
+  }
+
+  async recordAttempt(trx: Db, attempt: AttemptRecord): Promise<void> {
+    await trx
+      .insertInto('webhook_attempts')
+      .values({
+        delivery_id: attempt.deliveryId,
+        event_id: attempt.eventId,
+        partner_id: attempt.partnerId,
+        attempt: attempt.attempt,
+        url: attempt.url,
+        started_at: attempt.startedAt,
+        latency_ms: attempt.latencyMs,
+        status_code: attempt.statusCode,
+        error_class: attempt.errorClass,
+        outcome: attempt.outcome,
+      })
+      .execute();
+  }
+
+  /** The partner's most recent events, newest first, each with its attempts in order. */
+  async deliveries(
+    partnerId: string,
+    limit: number,
+  ): Promise<Array<EventRecord & { attempts: AttemptRecord[] }>> {
+    const events = (
+      await this.db
+        .selectFrom('webhook_events')
+        .selectAll()
+        .where('partner_id', '=', partnerId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute()
+    ).map(toEvent);
+    if (events.length === 0) return [];
+    const attempts = await this.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where(
+        'event_id',
+        'in',
+        events.map((e) => e.id),
+      )
+      .orderBy('started_at')
+      .orderBy('attempt')
+      .execute();
+    return events.map((e) => ({
+      ...e,
+      attempts: attempts
+        .filter((a) => a.event_id === e.id)
+        .map((a) => ({
+          deliveryId: a.delivery_id,
+          eventId: a.event_id,
+          partnerId: a.partner_id,
+          attempt: a.attempt,
+          url: a.url,
+          startedAt: iso(a.started_at),
+          latencyMs: a.latency_ms,
+          statusCode: a.status_code,
+          errorClass: a.error_class,
+          outcome: a.outcome as AttemptRecord['outcome'],
+        })),
+    }));
+  }
+}
+
+function toEvent(row: {
+  id: string;
+  tenant_id: string;
+  partner_id: string;
+  result_id: string;
+  body: string;
+  status: string;
+  delivered_at: string | Date | null;
+  created_at: string | Date;
+}): EventRecord {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    partnerId: row.partner_id,
+    resultId: row.result_id,
+    body: row.body,
+    status: row.status as EventStatus,
+    deliveredAt: isoOrNull(row.delivered_at),
+    createdAt: iso(row.created_at),
+  };
+}

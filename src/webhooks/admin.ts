@@ -1,0 +1,180 @@
+import type { Store } from '../store/index.js';
+import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
+import { deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
+import { activeSecret, apiKeyContext, type SecretBox, secretContext } from './secrets.js';
+import { generateSigningSecret } from './signing.js';
+
+/** A request the operator can fix (unknown id, forbidden URL): reported as is, exit 1. */
+export class WebhookAdminError extends Error {}
+
+/** Header names a receiver key may not take: they carry the delivery itself. */
+const RESERVED_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'host',
+  'user-agent',
+  'connection',
+  'transfer-encoding',
+]);
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+
+export interface WebhookAdminOptions {
+  allowInsecure: boolean;
+  scheduleMs: number[];
+  /** DNS for the registration check; the system resolver unless a test supplies one. */
+  resolve?: Resolver;
+}
+
+/**
+ * The operator's side of callbacks (the `webhooks` CLI commands): registration with the
+ * request-forgery guard, secrets generated here and stored sealed, rotation with an activation
+ * time, redelivery and the attempt log.
+ */
+export class WebhookAdmin {
+  constructor(
+    private readonly store: Store,
+    private readonly box: SecretBox,
+    private readonly o: WebhookAdminOptions,
+  ) {}
+
+  async set(
+    partnerId: string,
+    url: string,
+    opts: { apiKey?: string | undefined; apiKeyHeader?: string | undefined },
+    now = new Date(),
+  ): Promise<{ partnerId: string; url: string; signingSecret: string }> {
+    const partner = await this.store.accounts.getPartner(partnerId);
+    if (!partner) throw new WebhookAdminError(`partner ${partnerId} not found`);
+    const checked = checkCallbackUrl(url, { allowInsecure: this.o.allowInsecure });
+    if (!checked.ok) throw new WebhookAdminError(checked.reason);
+    const resolved = await resolveAllowed(checked.url.hostname, {
+      allowInsecure: this.o.allowInsecure,
+      ...(this.o.resolve ? { lookup: this.o.resolve } : {}),
+    });
+    if (!resolved.ok) throw new WebhookAdminError(resolved.reason);
+    if (opts.apiKeyHeader !== undefined) {
+      const name = opts.apiKeyHeader;
+      if (!TOKEN.test(name) || RESERVED_HEADERS.has(name.toLowerCase()) || /^x-healthspan-/i.test(name)) {
+        throw new WebhookAdminError(`--api-key-header "${name}" is not a header name a receiver key can use`);
+      }
+      if (opts.apiKey === undefined) throw new WebhookAdminError('--api-key-header needs --api-key');
+    }
+    if (opts.apiKey !== undefined && !/^[\x21-\x7e]{1,1024}$/.test(opts.apiKey)) {
+      throw new WebhookAdminError('--api-key must be 1 to 1024 printable characters without spaces');
+    }
+    const href = checked.url.href;
+    return this.store.batcher.submit(async (trx) => {
+      await this.store.webhooks.upsertEndpoint(
+        trx,
+        {
+          partnerId,
+          tenantId: partner.tenantId,
+          url: href,
+          apiKeySealed:
+            opts.apiKey === undefined ? null : this.box.seal(opts.apiKey, apiKeyContext(partnerId)),
+          apiKeyHeader: opts.apiKey === undefined ? null : (opts.apiKeyHeader ?? null),
+        },
+        now,
+      );
+      // Changing the URL keeps the secret the receiver already has; a first registration makes one.
+      let secret = activeSecret(this.box, partnerId, await this.store.webhooks.secrets(trx, partnerId), now);
+      if (!secret) {
+        secret = generateSigningSecret();
+        await this.store.webhooks.addSecret(
+          trx,
+          partnerId,
+          this.box.seal(secret, secretContext(partnerId)),
+          now,
+          now,
+        );
+      }
+      return { partnerId, url: href, signingSecret: secret };
+    });
+  }
+
+  async rotateSecret(
+    partnerId: string,
+    activateInMs: number,
+    now = new Date(),
+  ): Promise<{ partnerId: string; signingSecret: string; activatesAt: string }> {
+    if (!(await this.store.webhooks.endpoint(this.store.connection.db, partnerId))) {
+      throw new WebhookAdminError(`partner ${partnerId} has no callback registered; use webhooks set first`);
+    }
+    const secret = generateSigningSecret();
+    const activatesAt = new Date(now.getTime() + activateInMs);
+    await this.store.batcher.submit((trx) =>
+      this.store.webhooks.addSecret(
+        trx,
+        partnerId,
+        this.box.seal(secret, secretContext(partnerId)),
+        activatesAt,
+        now,
+      ),
+    );
+    return { partnerId, signingSecret: secret, activatesAt: activatesAt.toISOString() };
+  }
+
+  /**
+   * Sends a result's event again from the first step of the schedule, with the same event id
+   * (receivers deduplicate on it). A result completed before its partner registered a callback
+   * gets its event now.
+   */
+  async redeliver(resultId: string, now = new Date()): Promise<{ resultId: string; eventId: string }> {
+    const db = this.store.connection.db;
+    const row = await db
+      .selectFrom('results as r')
+      .innerJoin('submissions as s', 's.id', 'r.submission_id')
+      .select(['s.id as submission_id', 's.partner_id', 's.status', 's.correlation_id'])
+      .where('r.id', '=', resultId)
+      .executeTakeFirst();
+    if (!row) throw new WebhookAdminError(`result ${resultId} not found`);
+    if (row.status !== 'completed') throw new WebhookAdminError(`result ${resultId} is not ready yet`);
+    if (!(await this.store.webhooks.endpoint(db, row.partner_id))) {
+      throw new WebhookAdminError(`the partner of result ${resultId} has no callback registered`);
+    }
+    const policy = { scheduleMs: this.o.scheduleMs };
+    const eventId = await this.store.batcher.submit(async (trx) => {
+      const existing = await this.store.webhooks.eventForResult(trx, resultId);
+      if (!existing) {
+        const created = await recordResultReady(
+          this.store,
+          trx,
+          { submissionId: row.submission_id, now, correlationId: row.correlation_id, policy },
+          async (job) => {
+            await this.store.jobs.enqueue(trx, job, now);
+          },
+        );
+        return created ?? eventIdFor(resultId);
+      }
+      await this.store.webhooks.setEventStatus(trx, existing.id, 'pending', now);
+      await this.store.jobs.enqueue(trx, deliveryJob(existing, now, policy, row.correlation_id), now);
+      return existing.id;
+    });
+    this.store.notifier.notify();
+    return { resultId, eventId };
+  }
+
+  async deliveries(partnerId: string, limit: number) {
+    const events = await this.store.webhooks.deliveries(partnerId, limit);
+    return {
+      partnerId,
+      deliveries: events.map((e) => ({
+        eventId: e.id,
+        resultId: e.resultId,
+        status: e.status,
+        createdAt: e.createdAt,
+        deliveredAt: e.deliveredAt,
+        attempts: e.attempts.map((a) => ({
+          deliveryId: a.deliveryId,
+          attempt: a.attempt,
+          at: a.startedAt,
+          url: a.url,
+          statusCode: a.statusCode,
+          latencyMs: a.latencyMs,
+          errorClass: a.errorClass,
+          outcome: a.outcome,
+        })),
+      })),
+    };
+  }
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { JobType } from '../domain/statuses.js';
+import type { ClaimedJob, JobDefinition } from '../queue/types.js';
+import { PermanentJobError } from '../queue/types.js';
+import type { Store } from '../store/index.js';
+import type { Resolver } from './guard.js';
+import { activeSecret, apiKeyContext, type SecretBox } from './secrets.js';
+import { sendOnce } from './sender.js';
+import { signedHeaders } from './signing.js';
+
+export interface DeliveryConfig {
+  /** Delay before each attempt, first attempt first (`WEBHOOK_RETRY_SCHEDULE`). */
+  scheduleMs: number[];
+  timeoutMs: number;
+  allowInsecure: boolean;
+}
+
+export interface DeliveryDeps {
+  store: Store;
+  box: SecretBox;
+  config: DeliveryConfig;
+  logger: Logger;
+  clock: () => Date;
+  /** DNS for the connect-time guard; tests give a resolver that "rebinds". */
+  resolve?: Resolver;
+}
+
+/** An attempt that did not get a 2xx: retried on the schedule. */
+class DeliveryFailed extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+function eventIdOf(job: ClaimedJob): string {
+  const id = job.payload?.eventId;
+  if (typeof id !== 'string') throw new PermanentJobError('This delivery has no event to send.');
+  return id;
+}
+
+/**
+ * `webhook.deliver`: one POST per attempt, signed at send time with the secret in effect then,
+ * a new delivery id each time, the attempt logged whatever its outcome. A 2xx completes the job
+ * and marks the event delivered; anything else fails the attempt, and the queue retries it
+ * after the schedule's next delay, in this process or another, after restarts too.
+ */
+export function deliveryJobs(deps: DeliveryDeps): Partial<Record<JobType, JobDefinition>> {
+  const { store, box, config, clock } = deps;
+  const db = store.connection.db;
+  const deliver: JobDefinition = {
+    async run(job) {
+      const eventId = eventIdOf(job);
+      const event = await store.webhooks.event(db, eventId);
+      if (!event) throw new PermanentJobError('The event to deliver no longer exists.');
+      const endpoint = await store.webhooks.endpoint(db, event.partnerId);
+      if (!endpoint) throw new PermanentJobError('No callback URL is registered for this partner any more.');
+      const now = clock();
+      const secret = activeSecret(
+        box,
+        event.partnerId,
+        await store.webhooks.secrets(db, event.partnerId),
+        now,
+      );
+      if (!secret) throw new PermanentJobError('This partner has no signing secret in effect.');
+      const deliveryId = randomUUID();
+      const body = Buffer.from(event.body, 'utf8');
+      const headers = signedHeaders({
+        secret,
+        eventId,
+        deliveryId,
+        timestamp: Math.floor(now.getTime() / 1000),
+        rawBody: body,
+      });
+      if (endpoint.apiKeySealed) {
+        headers[endpoint.apiKeyHeader ?? 'X-Api-Key'] = box.open(
+          endpoint.apiKeySealed,
+          apiKeyContext(event.partnerId),
+        );
+      }
+      const outcome = await sendOnce(endpoint.url, headers, body, {
+        timeoutMs: config.timeoutMs,
+        allowInsecure: config.allowInsecure,
+        ...(deps.resolve ? { resolve: deps.resolve } : {}),
+      });
+      // The attempt is logged in its own commit, so a failed one is on record too.
+      await store.batcher.submit((trx) =>
+        store.webhooks.recordAttempt(trx, {
+          deliveryId,
+          eventId,
+          partnerId: event.partnerId,
+          attempt: job.attempt,
+          url: endpoint.url,
+          startedAt: now.toISOString(),
+          latencyMs: outcome.latencyMs,
+          statusCode: outcome.statusCode,
+          errorClass: outcome.errorClass,
+          outcome: outcome.ok ? 'delivered' : 'failed',
+        }),
+      );
+      deps.logger.info(
+        {
+          eventId,
+          deliveryId,
+          attempt: job.attempt,
+          statusCode: outcome.statusCode,
+          errorClass: outcome.errorClass,
+          latencyMs: outcome.latencyMs,
+        },
+        outcome.ok ? 'webhook delivered' : 'webhook attempt failed',
+      );
+      if (!outcome.ok) throw new DeliveryFailed(outcome.reason ?? 'The callback could not be delivered.');
+      return async (trx) => {
+        await store.webhooks.setEventStatus(trx, eventId, 'delivered', clock());
+      };
+    },
+    retryDelayMs(attempt) {
+      // Entry 0 is the delay before the first attempt; after attempt n comes entry n.
+      return config.scheduleMs[Math.min(attempt, config.scheduleMs.length - 1)] ?? 0;
+    },
+    async onFailed(trx, job) {
+      const eventId = job.payload?.eventId;
+      if (typeof eventId === 'string') await store.webhooks.setEventStatus(trx, eventId, 'failed', clock());
+    },
+    summarize(error) {
+      return error instanceof DeliveryFailed ? error.reason : 'The callback could not be delivered.';
+    },
+  };
+  return { 'webhook.deliver': deliver };
+}

@@ -1,0 +1,127 @@
+import type { Transaction } from 'kysely';
+import { v5 as uuidv5 } from 'uuid';
+import { submissionStatusLabel } from '../domain/statuses.js';
+import type { NewJob } from '../queue/types.js';
+import type { Database } from '../store/database.js';
+import type { Store } from '../store/index.js';
+import { EVENT_TYPE } from './signing.js';
+
+/** Report preferred as `reportId` (partner-api.md, Events). */
+const REPORT_PREFERENCE = ['pdf', 'json', 'html'] as const;
+
+/** One event per result, whatever re-runs or redeliveries happen: the id derives from the result. */
+export function eventIdFor(resultId: string): string {
+  return uuidv5(EVENT_TYPE, resultId);
+}
+
+export interface ResultReadyBody {
+  eventType: typeof EVENT_TYPE;
+  resultId: string;
+  submissionId: string;
+  partnerSubmissionId: string | null;
+  status: string;
+  statusLabel: string;
+  completedAt: string;
+  reportId?: string;
+}
+
+/**
+ * The event body, exactly the spec's fields in the spec's order and nothing else (no tenant,
+ * job or model data). Serialised once, stored, and sent byte for byte on every attempt.
+ */
+export function resultReadyBody(input: Omit<ResultReadyBody, 'eventType' | 'statusLabel'>): string {
+  const body: ResultReadyBody = {
+    eventType: EVENT_TYPE,
+    resultId: input.resultId,
+    submissionId: input.submissionId,
+    partnerSubmissionId: input.partnerSubmissionId,
+    status: input.status,
+    statusLabel: submissionStatusLabel(input.status),
+    completedAt: input.completedAt,
+    ...(input.reportId ? { reportId: input.reportId } : {}),
+  };
+  return JSON.stringify(body);
+}
+
+export interface DeliveryJobPolicy {
+  /** `WEBHOOK_RETRY_SCHEDULE`: the delay before each attempt, one entry per attempt. */
+  scheduleMs: number[];
+}
+
+export function deliveryJob(
+  event: { id: string; tenantId: string },
+  now: Date,
+  policy: DeliveryJobPolicy,
+  correlationId: string | null = null,
+): NewJob {
+  return {
+    type: 'webhook.deliver',
+    tenantId: event.tenantId,
+    // Not attached to the submission: deliveries are not listed on it (decisions.md).
+    submissionId: null,
+    payload: { eventId: event.id },
+    correlationId,
+    requestId: null,
+    acceptedAt: now.toISOString(),
+    slaDeadlineAt: null,
+    maxAttempts: Math.max(1, policy.scheduleMs.length),
+    runAt: new Date(now.getTime() + (policy.scheduleMs[0] ?? 0)).toISOString(),
+  };
+}
+
+/**
+ * The transactional outbox: called in the transaction that completes a submission's result.
+ * When the submitting partner has a callback registered, it stores the `result.ready` event and
+ * enqueues its delivery job in that same transaction, so a completed result and its event are
+ * committed together or not at all. Returns the event id, or undefined when no callback is
+ * registered (or the event already exists).
+ */
+export async function recordResultReady(
+  store: Store,
+  trx: Transaction<Database>,
+  input: { submissionId: string; now: Date; correlationId: string | null; policy: DeliveryJobPolicy },
+  enqueue: (job: NewJob) => Promise<void>,
+): Promise<string | undefined> {
+  const row = await trx
+    .selectFrom('submissions as s')
+    .innerJoin('results as r', 'r.submission_id', 's.id')
+    .innerJoin('webhook_endpoints as e', 'e.partner_id', 's.partner_id')
+    .select([
+      's.id',
+      's.tenant_id',
+      's.partner_id',
+      's.partner_submission_id',
+      's.status',
+      'r.id as result_id',
+    ])
+    .where('s.id', '=', input.submissionId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const artifacts = await trx
+    .selectFrom('artifacts')
+    .select(['id', 'type'])
+    .where('result_id', '=', row.result_id)
+    .where('availability', '=', 'available')
+    .execute();
+  const report = REPORT_PREFERENCE.map((type) => artifacts.find((a) => a.type === type)).find(Boolean);
+  const event = { id: eventIdFor(row.result_id), tenantId: row.tenant_id, partnerId: row.partner_id };
+  const inserted = await store.webhooks.insertEvent(
+    trx,
+    {
+      ...event,
+      resultId: row.result_id,
+      body: resultReadyBody({
+        resultId: row.result_id,
+        submissionId: row.id,
+        partnerSubmissionId: row.partner_submission_id,
+        status: row.status,
+        completedAt: input.now.toISOString(),
+        ...(report ? { reportId: report.id } : {}),
+      }),
+    },
+    input.now,
+  );
+  if (!inserted) return undefined;
+  await enqueue(deliveryJob(event, input.now, input.policy, input.correlationId));
+  return event.id;
+}

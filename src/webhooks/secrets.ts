@@ -1,0 +1,30 @@
+import type { SecretRecord } from '../store/repositories/webhooks.js';
+import type { SecretBox } from './secret-box.js';
+
+export { SecretBox } from './secret-box.js';
+
+/** Associated data binding a sealed value to its owner and purpose. */
+export function secretContext(partnerId: string): string {
+  return `webhook-signing-secret:${partnerId}`;
+}
+
+export function apiKeyContext(partnerId: string): string {
+  return `webhook-api-key:${partnerId}`;
+}
+
+/**
+ * The signing secret in effect at `now`: the newest whose activation time has come. A rotated
+ * secret therefore signs nothing before its activation time (decisions.md), and the old one
+ * keeps signing until then.
+ */
+export function activeSecret(
+  box: SecretBox,
+  partnerId: string,
+  secrets: SecretRecord[],
+  now: Date,
+): string | undefined {
+  const current = secrets
+    .filter((s) => Date.parse(s.activatesAt) <= now.getTime())
+    .sort((a, b) => Date.parse(b.activatesAt) - Date.parse(a.activatesAt))[0];
+  return current ? box.open(current.secretSealed, secretContext(partnerId)) : undefined;
+}

@@ -1,0 +1,27 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import type { TestService } from './service.js';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
+
+/** Runs the real operator CLI against a running test service's store. */
+export function cliFor(service: TestService, args: string[], env: Record<string, string> = {}) {
+  const res = spawnSync(BIN, args, {
+    env: {
+      ...process.env,
+      DATA_DIR: service.config.dataDir,
+      ...(service.config.databaseUrl ? { DATABASE_URL: service.config.databaseUrl } : {}),
+      WEBHOOK_ALLOW_INSECURE: String(service.config.webhookAllowInsecure),
+      WEBHOOK_RETRY_SCHEDULE: service.config.webhookRetryScheduleMs.map((ms) => `${ms}ms`).join(','),
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
+    encoding: 'utf8',
+  });
+  const lines = res.stdout.trim().split('\n').filter(Boolean);
+  return {
+    code: res.status,
+    stderr: res.stderr,
+    json: lines.length === 1 ? (JSON.parse(lines[0]!) as Record<string, unknown>) : undefined,
+  };
+}

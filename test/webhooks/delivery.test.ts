@@ -1,0 +1,452 @@
+import { spawnSync } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../src/webhooks/signing.js';
+import { cliFor } from '../helpers/cli.js';
+import { waitUntil } from '../helpers/pipeline.js';
+import { TestReceiver } from '../helpers/receiver.js';
+import {
+  bodyFor,
+  createAccount,
+  getJson,
+  postSubmission,
+  startTestService,
+  type TestAccount,
+  type TestService,
+} from '../helpers/service.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const BODY_KEYS = [
+  'eventType',
+  'resultId',
+  'submissionId',
+  'partnerSubmissionId',
+  'status',
+  'statusLabel',
+  'completedAt',
+  'reportId',
+];
+
+/** The signature as computed by OpenSSL, not by our code. */
+function opensslSignature(secret: string, timestamp: string, rawBody: Buffer): string {
+  const res = spawnSync('openssl', ['dgst', '-sha256', '-hmac', secret], {
+    input: Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]),
+  });
+  expect(res.status).toBe(0);
+  const hex = /([0-9a-f]{64})\s*$/.exec(res.stdout.toString('utf8'))?.[1];
+  expect(hex).toBeDefined();
+  return `v1=${hex}`;
+}
+
+/** The same with Python's hmac module. */
+function pythonSignature(secret: string, timestamp: string, rawBody: Buffer): string {
+  const res = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import sys,hmac,hashlib; print(hmac.new(sys.argv[1].encode(), sys.stdin.buffer.read(), hashlib.sha256).hexdigest())',
+      secret,
+    ],
+    { input: Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]) },
+  );
+  expect(res.status).toBe(0);
+  return `v1=${res.stdout.toString('utf8').trim()}`;
+}
+
+function header(d: { headers: Record<string, string | string[] | undefined> }, name: string): string {
+  const value = d.headers[name.toLowerCase()];
+  expect(typeof value, name).toBe('string');
+  return value as string;
+}
+
+async function deliveries(service: TestService, partnerId: string) {
+  const out = cliFor(service, ['webhooks', 'deliveries', '--partner', partnerId]);
+  expect(out.code, out.stderr).toBe(0);
+  return out.json as {
+    partnerId: string;
+    deliveries: Array<{
+      eventId: string;
+      resultId: string;
+      status: string;
+      attempts: Array<{
+        deliveryId: string;
+        attempt: number;
+        statusCode: number | null;
+        errorClass: string | null;
+        outcome: string;
+      }>;
+    }>;
+  };
+}
+
+async function submitAndComplete(service: TestService, account: TestAccount): Promise<string> {
+  const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+  expect(res.status).toBe(202);
+  const submissionId = res.json.submissionId as string;
+  return waitUntil(
+    async () => {
+      const r = await getJson(service, `/v1/submissions/${submissionId}`, { 'x-api-key': account.apiKey });
+      return r.json.status === 'completed' ? (r.json.resultId as string) : undefined;
+    },
+    30_000,
+    'completion',
+  );
+}
+
+describe('result.ready delivery', () => {
+  const receiver = new TestReceiver();
+  let url: string;
+  let service: TestService;
+
+  beforeAll(async () => {
+    url = await receiver.start();
+    service = await startTestService({
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '0s,1s,1s',
+      WEBHOOK_TIMEOUT_MS: '500',
+    });
+  });
+  afterAll(async () => {
+    await service.stop();
+    await receiver.stop();
+  });
+  afterEach(() => {
+    receiver.replies = [];
+    receiver.fallback = 204;
+  });
+
+  it('warns at start that WEBHOOK_ALLOW_INSECURE is on', () => {
+    expect(service.logs.some((l) => l.includes('WEBHOOK_ALLOW_INSECURE is on'))).toBe(true);
+  });
+
+  it('sends one signed result.ready that OpenSSL, Python and verifyWebhook accept; the result reads with it', async () => {
+    const account = await createAccount(service);
+    const set = cliFor(service, [
+      'webhooks',
+      'set',
+      '--partner',
+      account.partnerId,
+      '--url',
+      url,
+      '--api-key',
+      'rk_receiver_key_1',
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.json).toEqual({
+      partnerId: account.partnerId,
+      url,
+      signingSecret: expect.stringMatching(/^whsec_/),
+    });
+    const secret = set.json!.signingSecret as string;
+
+    const before = receiver.deliveries.length;
+    const resultId = await submitAndComplete(service, account);
+    const delivery = await waitUntil(async () => receiver.deliveries[before], 15_000, 'a delivery');
+
+    expect(header(delivery, 'content-type')).toBe('application/json');
+    expect(header(delivery, 'x-healthspan-event')).toBe('result.ready');
+    expect(header(delivery, 'x-healthspan-delivery-id')).toMatch(UUID);
+    expect(header(delivery, 'x-healthspan-event-id')).toMatch(UUID);
+    expect(header(delivery, 'x-api-key')).toBe('rk_receiver_key_1');
+    const timestamp = header(delivery, 'x-healthspan-timestamp');
+    expect(timestamp).toMatch(/^\d+$/);
+    const signature = header(delivery, 'x-healthspan-signature');
+    expect(signature).toMatch(/^v1=[0-9a-f]{64}$/);
+    expect(opensslSignature(secret, timestamp, delivery.rawBody)).toBe(signature);
+    expect(pythonSignature(secret, timestamp, delivery.rawBody)).toBe(signature);
+    expect(verifyWebhook(delivery.rawBody, delivery.headers, secret)).toMatchObject({ ok: true });
+    expect(verifyWebhook(delivery.rawBody, delivery.headers, 'whsec_not_the_secret')).toMatchObject({
+      ok: false,
+    });
+
+    const body = JSON.parse(delivery.rawBody.toString('utf8')) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(BODY_KEYS);
+    expect(body).toMatchObject({
+      eventType: 'result.ready',
+      resultId,
+      partnerSubmissionId: bodyFor(account).partnerSubmissionId,
+      status: 'completed',
+      statusLabel: 'Completed',
+    });
+    expect(Number.isNaN(Date.parse(body.completedAt as string))).toBe(false);
+    expect(delivery.rawBody.toString('utf8')).not.toContain(account.tenantId);
+
+    // The receiver's next step: read the result with its API key; reportId is the pdf.
+    const result = await getJson(service, `/v1/results/${body.resultId as string}`, {
+      'x-api-key': account.apiKey,
+    });
+    expect(result.status).toBe(200);
+    const items = (result.json.artifacts as { items: Array<{ artifactId: string; type: string }> }).items;
+    expect(body.reportId).toBe(items.find((i) => i.type === 'pdf')!.artifactId);
+
+    const log = await waitUntil(async () => {
+      const d = await deliveries(service, account.partnerId);
+      return d.deliveries[0]?.status === 'delivered' ? d : undefined;
+    });
+    expect(log.deliveries).toHaveLength(1);
+    expect(log.deliveries[0]!.eventId).toBe(header(delivery, 'x-healthspan-event-id'));
+    expect(log.deliveries[0]!.attempts).toEqual([
+      expect.objectContaining({
+        deliveryId: header(delivery, 'x-healthspan-delivery-id'),
+        attempt: 1,
+        statusCode: 204,
+        errorClass: null,
+        outcome: 'delivered',
+      }),
+    ]);
+    // Exactly one event: nothing else arrives for this result.
+    expect(
+      receiver.deliveries.filter((d) => d.headers['x-healthspan-event-id'] === log.deliveries[0]!.eventId),
+    ).toHaveLength(1);
+  });
+
+  it('prefers json, then html, for reportId when no pdf was asked for, and omits it for scores only', async () => {
+    const account = await createAccount(service);
+    expect(cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]).code).toBe(0);
+    for (const [outputs, expected] of [
+      [['score', 'html', 'json'], 'json'],
+      [['score', 'html'], 'html'],
+      [['score'], undefined],
+    ] as const) {
+      const before = receiver.deliveries.length;
+      const res = await postSubmission(
+        service,
+        bodyFor(account, (b) => {
+          b.options.requestedOutputs = outputs;
+        }),
+        { apiKey: account.apiKey },
+      );
+      expect(res.status).toBe(202);
+      const delivery = await waitUntil(async () => receiver.deliveries[before], 15_000, 'a delivery');
+      const body = JSON.parse(delivery.rawBody.toString('utf8')) as Record<string, unknown>;
+      const result = await getJson(service, `/v1/results/${body.resultId as string}`, {
+        'x-api-key': account.apiKey,
+      });
+      const items = (result.json.artifacts as { items: Array<{ artifactId: string; type: string }> }).items;
+      if (expected === undefined) expect('reportId' in body).toBe(false);
+      else expect(body.reportId).toBe(items.find((i) => i.type === expected)!.artifactId);
+    }
+  });
+
+  it('retries a hung, then failing receiver on the schedule with new delivery ids and one event id', async () => {
+    const account = await createAccount(service);
+    const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+    const secret = set.json!.signingSecret as string;
+    receiver.replies = ['hang', 503];
+    const before = receiver.deliveries.length;
+    await submitAndComplete(service, account);
+    await waitUntil(async () => receiver.deliveries.length >= before + 3, 20_000, 'three attempts');
+    const three = receiver.deliveries.slice(before, before + 3);
+    const eventIds = new Set(three.map((d) => header(d, 'x-healthspan-event-id')));
+    const deliveryIds = new Set(three.map((d) => header(d, 'x-healthspan-delivery-id')));
+    expect(eventIds.size).toBe(1);
+    expect(deliveryIds.size).toBe(3);
+    for (const d of three) expect(verifyWebhook(d.rawBody, d.headers, secret)).toMatchObject({ ok: true });
+    // The body is the same bytes every time; only the signature's timestamp moves.
+    expect(new Set(three.map((d) => d.rawBody.toString('utf8'))).size).toBe(1);
+    // A retry never comes before its scheduled delay (1 s after the previous attempt ended).
+    expect(three[1]!.receivedAt - three[0]!.receivedAt).toBeGreaterThanOrEqual(1000);
+    expect(three[2]!.receivedAt - three[1]!.receivedAt).toBeGreaterThanOrEqual(1000);
+
+    const log = await waitUntil(async () => {
+      const d = await deliveries(service, account.partnerId);
+      return d.deliveries[0]?.status === 'delivered' ? d : undefined;
+    });
+    expect(
+      log.deliveries[0]!.attempts.map((a) => [a.attempt, a.statusCode, a.errorClass, a.outcome]),
+    ).toEqual([
+      [1, null, 'timeout', 'failed'],
+      [2, 503, 'http_status', 'failed'],
+      [3, 204, null, 'delivered'],
+    ]);
+  });
+
+  it('marks the event failed after the last scheduled attempt; redeliver sends it again with the same event id', async () => {
+    const account = await createAccount(service);
+    cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+    receiver.fallback = 500;
+    const before = receiver.deliveries.length;
+    const resultId = await submitAndComplete(service, account);
+    const failed = await waitUntil(async () => {
+      const d = await deliveries(service, account.partnerId);
+      return d.deliveries[0]?.status === 'failed' ? d : undefined;
+    }, 20_000);
+    expect(failed.deliveries[0]!.attempts).toHaveLength(3);
+    expect(receiver.deliveries.length - before).toBe(3);
+    const eventId = failed.deliveries[0]!.eventId;
+
+    receiver.fallback = 204;
+    const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.json).toEqual({ resultId, eventId });
+    const redelivered = await waitUntil(
+      async () => receiver.deliveries[before + 3],
+      15_000,
+      'the redelivery',
+    );
+    expect(header(redelivered, 'x-healthspan-event-id')).toBe(eventId);
+    await waitUntil(
+      async () => (await deliveries(service, account.partnerId)).deliveries[0]?.status === 'delivered',
+    );
+  });
+
+  it('sends nothing for a partner without a callback, and redeliver says so', async () => {
+    const account = await createAccount(service);
+    const before = receiver.deliveries.length;
+    const resultId = await submitAndComplete(service, account);
+    const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('no callback registered');
+    expect((await deliveries(service, account.partnerId)).deliveries).toEqual([]);
+    expect(receiver.deliveries.length).toBe(before);
+  });
+
+  it('gives a result completed before registration its event on redeliver', async () => {
+    const account = await createAccount(service);
+    const resultId = await submitAndComplete(service, account);
+    const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+    const before = receiver.deliveries.length;
+    const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
+    expect(again.code, again.stderr).toBe(0);
+    const delivery = await waitUntil(async () => receiver.deliveries[before], 15_000, 'the delivery');
+    expect(header(delivery, 'x-healthspan-event-id')).toBe(again.json!.eventId);
+    expect(
+      verifyWebhook(delivery.rawBody, delivery.headers, set.json!.signingSecret as string),
+    ).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it('keeps signing with the old secret until a rotated one takes effect', async () => {
+    const account = await createAccount(service);
+    const first = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]).json!
+      .signingSecret as string;
+    const resultId = await submitAndComplete(service, account);
+    await waitUntil(
+      async () => (await deliveries(service, account.partnerId)).deliveries[0]?.status === 'delivered',
+    );
+
+    const later = cliFor(service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]);
+    expect(later.code, later.stderr).toBe(0);
+    const pending = later.json as { partnerId: string; signingSecret: string; activatesAt: string };
+    expect(pending.signingSecret).not.toBe(first);
+    const hours = (Date.parse(pending.activatesAt) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect(hours).toBeLessThanOrEqual(24);
+
+    const redeliver = async () => {
+      const before = receiver.deliveries.length;
+      expect(cliFor(service, ['webhooks', 'redeliver', '--result', resultId]).code).toBe(0);
+      return waitUntil(async () => receiver.deliveries[before], 15_000, 'a redelivery');
+    };
+    const stillOld = await redeliver();
+    expect(verifyWebhook(stillOld.rawBody, stillOld.headers, first)).toMatchObject({ ok: true });
+    expect(verifyWebhook(stillOld.rawBody, stillOld.headers, pending.signingSecret)).toMatchObject({
+      ok: false,
+    });
+
+    const now = cliFor(service, [
+      'webhooks',
+      'rotate-secret',
+      '--partner',
+      account.partnerId,
+      '--activate-in',
+      '0s',
+    ]);
+    const current = now.json!.signingSecret as string;
+    const rotated = await redeliver();
+    expect(verifyWebhook(rotated.rawBody, rotated.headers, current)).toMatchObject({ ok: true });
+    expect(verifyWebhook(rotated.rawBody, rotated.headers, first)).toMatchObject({ ok: false });
+  });
+
+  it('stores signing secrets and receiver keys sealed, never in plain text', async () => {
+    const account = await createAccount(service);
+    const set = cliFor(service, [
+      'webhooks',
+      'set',
+      '--partner',
+      account.partnerId,
+      '--url',
+      url,
+      '--api-key',
+      'rk_plain_text_check',
+      '--api-key-header',
+      'Authorization',
+    ]);
+    const secret = set.json!.signingSecret as string;
+    const db = service.store.connection.db;
+    const rows = [
+      ...(await db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('partner_id', '=', account.partnerId)
+        .execute()),
+      ...(await db
+        .selectFrom('webhook_secrets')
+        .selectAll()
+        .where('partner_id', '=', account.partnerId)
+        .execute()),
+    ];
+    expect(rows).toHaveLength(2);
+    const dump = JSON.stringify(rows);
+    expect(dump).not.toContain(secret);
+    expect(dump).not.toContain(secret.slice('whsec_'.length));
+    expect(dump).not.toContain('rk_plain_text_check');
+  });
+});
+
+describe('callback registration guard (WEBHOOK_ALLOW_INSECURE off)', () => {
+  let service: TestService;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    service = await startTestService({ WORKER_CONCURRENCY: '0' });
+    account = await createAccount(service);
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('logs no insecure-mode warning', () => {
+    expect(service.logs.some((l) => l.includes('WEBHOOK_ALLOW_INSECURE'))).toBe(false);
+  });
+
+  it.each([
+    ['http://hooks.example.com/x', 'https://'],
+    ['https://127.0.0.1/x', 'loopback'],
+    ['https://localhost:8443/x', 'loopback'],
+    ['https://[::1]/x', 'loopback'],
+    ['https://[::ffff:127.0.0.1]/x', 'loopback'],
+    ['https://10.1.2.3/x', 'private'],
+    ['https://192.168.0.10/x', 'private'],
+    ['https://172.16.0.1/x', 'private'],
+    ['https://[fd00::1]/x', 'private'],
+    ['https://169.254.169.254/latest/meta-data', 'metadata'],
+    ['https://169.254.10.1/x', 'link-local'],
+    ['https://[fe80::1]/x', 'link-local'],
+    ['https://224.0.0.1/x', 'multicast'],
+    ['https://[ff02::1]/x', 'multicast'],
+    ['https://user:pass@hooks.example.com/x', 'user name'],
+  ])('refuses %s', (target, reason) => {
+    const out = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', target]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(reason);
+  });
+
+  it('refuses a receiver key header that would overwrite the delivery’s own headers', () => {
+    for (const name of ['Content-Type', 'X-Healthspan-Signature', 'bad header']) {
+      const out = cliFor(service, [
+        'webhooks',
+        'set',
+        '--partner',
+        account.partnerId,
+        '--url',
+        'https://127.0.0.1/x',
+        '--api-key',
+        'k',
+        '--api-key-header',
+        name,
+      ]);
+      expect(out.code).toBe(1);
+    }
+  });
+});

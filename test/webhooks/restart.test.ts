@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../src/webhooks/signing.js';
+import { cliFor } from '../helpers/cli.js';
+import { waitUntil } from '../helpers/pipeline.js';
+import { TestReceiver } from '../helpers/receiver.js';
+import {
+  bodyFor,
+  createAccount,
+  getJson,
+  postSubmission,
+  startTestService,
+  type TestService,
+} from '../helpers/service.js';
+
+/**
+ * A receiver outage across a service restart: the event is a job in the database, so the
+ * restarted service delivers it on schedule; nothing acknowledged is lost.
+ */
+describe('delivery across a restart', () => {
+  const receiver = new TestReceiver();
+  let url: string;
+  let first: TestService;
+  let second: TestService | undefined;
+
+  beforeAll(async () => {
+    url = await receiver.start();
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await first.stop();
+    await receiver.stop();
+  });
+
+  it('delivers after the service restarted between attempts', async () => {
+    const env = { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCHEDULE: '0s,3s,1s' };
+    first = await startTestService(env);
+    const account = await createAccount(first);
+    const set = cliFor(first, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+    expect(set.code, set.stderr).toBe(0);
+    receiver.replies = [503, 502];
+
+    const res = await postSubmission(first, bodyFor(account), { apiKey: account.apiKey });
+    expect(res.status).toBe(202);
+    await waitUntil(async () => receiver.deliveries.length >= 1, 30_000, 'the first attempt');
+    await first.stop();
+    const afterStop = receiver.deliveries.length;
+
+    // The same data directory (and database), a new process's worth of state.
+    second = await startTestService({
+      ...env,
+      DATA_DIR: first.config.dataDir,
+      ...(first.config.databaseUrl ? { DATABASE_URL: first.config.databaseUrl } : {}),
+    });
+    await waitUntil(async () => receiver.deliveries.length >= 3, 30_000, 'the attempts after the restart');
+    expect(afterStop).toBeLessThan(3);
+    const attempts = receiver.deliveries.slice(0, 3);
+    expect(new Set(attempts.map((d) => d.headers['x-healthspan-event-id'])).size).toBe(1);
+    expect(new Set(attempts.map((d) => d.headers['x-healthspan-delivery-id'])).size).toBe(3);
+    for (const d of attempts) {
+      expect(verifyWebhook(d.rawBody, d.headers, set.json!.signingSecret as string)).toMatchObject({
+        ok: true,
+      });
+    }
+    const body = JSON.parse(attempts[2]!.rawBody.toString('utf8')) as { resultId: string };
+    const result = await getJson(second, `/v1/results/${body.resultId}`, { 'x-api-key': account.apiKey });
+    expect(result.status).toBe(200);
+    const log = await waitUntil(async () => {
+      const out = cliFor(second!, ['webhooks', 'deliveries', '--partner', account.partnerId]);
+      const d = out.json as { deliveries: Array<{ status: string; attempts: Array<{ outcome: string }> }> };
+      return d.deliveries[0]?.status === 'delivered' ? d : undefined;
+    });
+    expect(log.deliveries[0]!.attempts.map((a) => a.outcome)).toEqual(['failed', 'failed', 'delivered']);
+  });
+});

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Resolver } from '../../src/webhooks/guard.js';
+import { sendOnce } from '../../src/webhooks/sender.js';
+import { TestReceiver } from '../helpers/receiver.js';
+
+/**
+ * The connect-time half of the guard on the delivery path itself: a host name that resolved to a
+ * public address at registration and now resolves to loopback (DNS rebinding) is refused on the
+ * address actually dialled, and the receiver never sees a byte.
+ */
+describe('sendOnce', () => {
+  const receiver = new TestReceiver();
+  let port: number;
+  const rebinding: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+
+  beforeAll(async () => {
+    await receiver.start();
+    port = receiver.port;
+  });
+  afterAll(async () => {
+    await receiver.stop();
+  });
+
+  it('refuses a name that now resolves to loopback, before connecting', async () => {
+    const before = receiver.deliveries.length;
+    const outcome = await sendOnce(`https://hooks.partner.example:${port}/x`, {}, Buffer.from('{}'), {
+      timeoutMs: 2000,
+      allowInsecure: false,
+      resolve: rebinding,
+    });
+    expect(outcome).toMatchObject({ ok: false, errorClass: 'blocked_address', statusCode: null });
+    expect(receiver.deliveries.length).toBe(before);
+  });
+
+  it('refuses an IP-literal target without any lookup', async () => {
+    const outcome = await sendOnce(`https://127.0.0.1:${port}/x`, {}, Buffer.from('{}'), {
+      timeoutMs: 2000,
+      allowInsecure: false,
+    });
+    expect(outcome).toMatchObject({ ok: false, errorClass: 'invalid_url' });
+  });
+
+  it('reaches the same name through the same resolver when insecure targets are allowed', async () => {
+    const before = receiver.deliveries.length;
+    const outcome = await sendOnce(
+      `http://hooks.partner.example:${port}/x`,
+      { 'Content-Type': 'application/json' },
+      Buffer.from('{"a":1}'),
+      { timeoutMs: 2000, allowInsecure: true, resolve: rebinding },
+    );
+    expect(outcome).toMatchObject({ ok: true, statusCode: 204, errorClass: null });
+    expect(receiver.deliveries[before]!.rawBody.toString()).toBe('{"a":1}');
+  });
+
+  it('does not follow a redirect: a 3xx is a failed attempt', async () => {
+    receiver.replies = [302];
+    const outcome = await sendOnce(`http://127.0.0.1:${port}/x`, {}, Buffer.from('{}'), {
+      timeoutMs: 2000,
+      allowInsecure: true,
+    });
+    expect(outcome).toMatchObject({ ok: false, statusCode: 302, errorClass: 'http_status' });
+  });
+
+  it('classifies a refused connection', async () => {
+    const outcome = await sendOnce('http://127.0.0.1:1/x', {}, Buffer.from('{}'), {
+      timeoutMs: 2000,
+      allowInsecure: true,
+    });
+    expect(outcome).toMatchObject({ ok: false, errorClass: 'connection_refused' });
+  });
+});
