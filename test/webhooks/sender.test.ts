@@ -32,6 +32,33 @@ describe('sendOnce', () => {
     expect(receiver.deliveries.length).toBe(before);
   });
 
+  it.each([
+    ['127.0.0.1', 4],
+    ['10.0.0.5', 4],
+    ['172.20.1.1', 4],
+    ['192.168.1.1', 4],
+    ['100.64.0.1', 4],
+    ['169.254.169.254', 4],
+    ['169.254.7.7', 4],
+    ['224.0.0.251', 4],
+    ['0.0.0.0', 4],
+    ['::1', 6],
+    ['::ffff:10.0.0.1', 6],
+    ['::ffff:127.0.0.1', 6],
+    ['fe80::1', 6],
+    ['fd12:3456::1', 6],
+    ['ff02::1', 6],
+  ])('refuses at connect time a name that resolves to %s', async (address, family) => {
+    const before = receiver.deliveries.length;
+    const outcome = await sendOnce(`https://hooks.partner.example:${port}/x`, {}, Buffer.from('{}'), {
+      timeoutMs: 2000,
+      allowInsecure: false,
+      resolve: async () => [{ address, family }],
+    });
+    expect(outcome).toMatchObject({ ok: false, errorClass: 'blocked_address' });
+    expect(receiver.deliveries.length).toBe(before);
+  });
+
   it('refuses an IP-literal target without any lookup', async () => {
     const outcome = await sendOnce(`https://127.0.0.1:${port}/x`, {}, Buffer.from('{}'), {
       timeoutMs: 2000,
