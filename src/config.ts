@@ -40,6 +40,14 @@ export const SETTINGS = {
     default: '600',
     doc: 'requests per minute per API key; `0` disables',
   },
+  REDIS_URL: {
+    schema: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+      .optional(),
+    default: undefined,
+    doc: 'unset = rate limits counted per process; `redis://…` shares them across API processes',
+  },
   WEBHOOK_RETRY_SCHEDULE: {
     schema: z.string().refine((s) => s.split(',').every((p) => duration.safeParse(p.trim()).success), {
       message: 'must be a comma-separated list of durations such as 0s,5s,5m',
@@ -129,6 +137,7 @@ export interface Config {
   publicBaseUrl: string;
   downloadUrlTtlSeconds: number;
   rateLimitPerMinute: number;
+  redisUrl: string | undefined;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   webhookAllowInsecure: boolean;
@@ -177,6 +186,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     downloadUrlTtlSeconds: read(env, 'DOWNLOAD_URL_TTL_SECONDS'),
     rateLimitPerMinute: read(env, 'RATE_LIMIT_PER_MINUTE'),
+    redisUrl: read(env, 'REDIS_URL'),
     webhookRetryScheduleMs: read(env, 'WEBHOOK_RETRY_SCHEDULE').split(',').map(parseDurationMs),
     webhookTimeoutMs: read(env, 'WEBHOOK_TIMEOUT_MS'),
     webhookAllowInsecure: read(env, 'WEBHOOK_ALLOW_INSECURE'),

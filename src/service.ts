@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { buildApp } from './http/app.js';
+import { type Config, ConfigError } from './config.js';
+import { buildApp, type ServiceRole } from './http/app.js';
 import { DownloadLinks } from './http/download-links.js';
 import { createLogger } from './logger.js';
 import {
@@ -25,14 +25,27 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-/** Opens the store, applies migrations when configured, and starts listening. */
+/**
+ * Opens the store, applies migrations when configured, and starts listening. `all` runs the
+ * partner API and a worker; `api` the partner API only; `worker` a worker, with /health and
+ * /ready on PORT for the process manager's probes.
+ */
 export async function startService(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
+  role: ServiceRole = 'all',
 ): Promise<RunningService> {
+  if (role === 'worker' && config.workerConcurrency <= 0) {
+    throw new ConfigError('a worker process needs WORKER_CONCURRENCY above 0');
+  }
   if (config.webhookAllowInsecure) {
     logger.warn(
       'WEBHOOK_ALLOW_INSECURE is on: callbacks may go to http:// and to loopback or private addresses. Development and tests only.',
+    );
+  }
+  if (config.databaseUrl && (!config.downloadSigningSecret || !config.webhookSecretsKey)) {
+    logger.warn(
+      'DATABASE_URL is set but DOWNLOAD_SIGNING_SECRET or WEBHOOK_SECRETS_KEY is not: each is generated into DATA_DIR, so processes that do not share DATA_DIR will not accept each other’s download links or open each other’s webhook secrets. Set both, the same everywhere.',
     );
   }
   const store = Store.open(config);
@@ -44,14 +57,16 @@ export async function startService(
     ? Buffer.from(config.downloadSigningSecret, 'utf8')
     : loadOrCreateSecret(config.dataDir, 'download-signing.key');
   const links = new DownloadLinks(secret, config.publicBaseUrl, config.downloadUrlTtlSeconds);
-  const app = await buildApp({ config, store, logger, links });
+  const worker =
+    role !== 'api' && config.workerConcurrency > 0 ? createWorker(config, store, logger) : undefined;
+  const readinessChecks = worker ? [{ name: 'queue' as const, check: () => worker.health() }] : [];
+  const app = await buildApp({ config, store, logger, links, role, readinessChecks });
   await app.listen({ port: config.port, host: config.host });
-  const worker = config.workerConcurrency > 0 ? createWorker(config, store, logger) : undefined;
   worker?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  logger.info({ port, store: store.connection.describe }, 'healthspan listening');
+  logger.info({ port, role, store: store.connection.describe }, 'healthspan listening');
   let stopping: Promise<void> | undefined;
   return {
     app,

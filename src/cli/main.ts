@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { generateApiKey } from '../auth/api-keys.js';
 import { ConfigError, loadConfig, parseDurationMs } from '../config.js';
 import { isUuid } from '../domain/ids.js';
+import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
 import { Store } from '../store/index.js';
@@ -88,11 +89,18 @@ export function buildCli(): Command {
 
   program
     .command('serve')
-    .description('Run the HTTP API (and, in this version, everything else) in this process')
-    .addOption(new Option('--role <role>', 'which part to run').choices(['all']).default('all'))
-    .action(async () => {
+    .description('Run the service: the partner API, a worker, or both (the default)')
+    .addOption(
+      new Option(
+        '--role <role>',
+        'api: partner API only; worker: jobs only (with /health and /ready); all: both',
+      )
+        .choices(['all', 'api', 'worker'])
+        .default('all'),
+    )
+    .action(async (opts: { role: ServiceRole }) => {
       const config = loadConfig();
-      const service = await startService(config, createLogger(config.logLevel));
+      const service = await startService(config, createLogger(config.logLevel), opts.role);
       const stop = () => service.stop().then(() => process.exit(0));
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);

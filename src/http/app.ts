@@ -14,7 +14,7 @@ import { artifactRoutes } from './routes/artifacts.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
 import { submissionRoutes } from './routes/submissions.js';
-import { supportRoutes } from './routes/support.js';
+import { type ReadinessCheck, supportRoutes } from './routes/support.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,12 +27,17 @@ declare module 'fastify' {
 }
 
 export interface AppDeps {
-  config: Pick<Config, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy'>;
+  config: Pick<Config, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy' | 'redisUrl'>;
   store: Store;
   links: DownloadLinks;
   logger: Logger;
   authenticator?: Authenticator;
+  /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
+  role?: ServiceRole;
+  readinessChecks?: ReadinessCheck[];
 }
+
+export type ServiceRole = 'all' | 'api' | 'worker';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 
@@ -122,10 +127,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     maxAge: 600,
   });
 
-  await installRateLimit(app, deps.config.rateLimitPerMinute);
+  if (deps.role === 'worker') {
+    await app.register(supportRoutes, { store: deps.store, checks: deps.readinessChecks ?? [] });
+    return app;
+  }
+  await installRateLimit(app, deps.config, deps.logger);
   installAuth(app, deps.authenticator ?? new Authenticator(deps.store.accounts));
 
-  await app.register(supportRoutes, { store: deps.store });
+  await app.register(supportRoutes, { store: deps.store, checks: deps.readinessChecks ?? [] });
   await app.register(probeRoutes);
   await app.register(submissionRoutes, { store: deps.store });
   await app.register(resultRoutes, { store: deps.store, links: deps.links });

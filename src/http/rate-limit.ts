@@ -1,22 +1,35 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
 import { sha256Hex } from '../hash.js';
 import { presentedKey } from './auth.js';
 import { ApiError } from './errors.js';
 
 /**
  * Per-API-key limits with the IETF draft headers (RateLimit-Limit / -Remaining / -Reset and
- * Retry-After). Requests without a key are limited per client address. Counters live in this
- * process; a shared store arrives with the scale-out work.
+ * Retry-After). Requests without a key are limited per client address. With `REDIS_URL` the
+ * counters live in Redis and are shared by every API process; without it, each process counts
+ * its own. Should Redis stop answering, requests pass unlimited (and a warning is logged)
+ * rather than fail: the limit protects capacity, it is not a security boundary.
  */
-export async function installRateLimit(app: FastifyInstance, perMinute: number): Promise<void> {
+export async function installRateLimit(
+  app: FastifyInstance,
+  config: Pick<Config, 'rateLimitPerMinute' | 'redisUrl'>,
+  logger: Logger,
+): Promise<void> {
+  const perMinute = config.rateLimitPerMinute;
   if (perMinute <= 0) return;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
+  if (redis) app.addHook('onClose', async () => void redis.disconnect());
   await app.register(rateLimit, {
     global: true,
     max: perMinute,
     timeWindow: 60_000,
     hook: 'onRequest',
     enableDraftSpec: true,
+    ...(redis ? { redis, nameSpace: 'healthspan:rate-limit:', skipOnError: true } : {}),
     allowList: (request) => !request.url.startsWith('/v1/') || request.method === 'OPTIONS',
     keyGenerator: (request) => {
       const key = presentedKey(request);
@@ -29,4 +42,31 @@ export async function installRateLimit(app: FastifyInstance, perMinute: number):
         `Too many requests for this API key (limit ${context.max} per minute); retry after ${context.after}.`,
       ),
   });
+}
+
+async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    // Fail fast while disconnected: a request must never wait for Redis to come back.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  let warned = false;
+  redis.on('error', (error: Error) => {
+    if (!warned)
+      logger.warn({ err: { message: error.message } }, 'rate-limit store (Redis) unavailable; not limiting');
+    warned = true;
+  });
+  redis.on('ready', () => {
+    if (warned) logger.info('rate-limit store (Redis) available again');
+    warned = false;
+  });
+  try {
+    await redis.connect();
+  } catch {
+    // Logged by the error handler; ioredis keeps reconnecting in the background.
+  }
+  return redis;
 }

@@ -35,7 +35,16 @@ export const healthSchema = z
   .meta({ id: 'Health' });
 
 export const readySchema = z
-  .object({ status: z.enum(['ready', 'unavailable']), reason: z.string().optional() })
+  .object({
+    status: z.enum(['ready', 'unavailable']),
+    reason: z.string().optional(),
+    checks: z
+      .object({
+        database: z.literal('ok'),
+        queue: z.literal('ok').optional().meta({ description: 'Present on processes that run a worker' }),
+      })
+      .optional(),
+  })
   .meta({ id: 'Readiness' });
 
 export const acceptedSubmissionSchema = z

@@ -50,6 +50,9 @@ export class Worker {
   private readonly clock: () => Date;
   private readonly types: JobType[];
   private readonly stopHooks: Array<() => Promise<void> | undefined> = [];
+  private started = false;
+  /** The last queue read that failed, cleared by the next one that succeeds. */
+  private queueError: string | undefined;
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -58,6 +61,7 @@ export class Worker {
   }
 
   start(): void {
+    this.started = true;
     this.unsubscribe = this.o.notifier.subscribe(() => this.kick());
     this.timers.push(setInterval(() => this.kick(), this.o.pollMs));
     this.timers.push(setInterval(() => void this.heartbeat(), this.o.heartbeatMs));
@@ -65,6 +69,14 @@ export class Worker {
     for (const t of this.timers) t.unref();
     this.kick();
     void this.rescue();
+  }
+
+  /** For `/ready`: running, and its last read of the queue succeeded. */
+  health(): { ok: boolean; reason?: string } {
+    if (!this.started) return { ok: false, reason: 'worker not started' };
+    if (this.stopping) return { ok: false, reason: 'worker stopping' };
+    if (this.queueError) return { ok: false, reason: `job queue unavailable (${this.queueError})` };
+    return { ok: true };
   }
 
   /** Runs after the worker stopped (releases resources its steps use, such as thread pools). */
@@ -115,10 +127,12 @@ export class Worker {
         const free = this.o.concurrency - this.running.size;
         if (free <= 0) return;
         const claimed = await this.claimAndStart(free);
+        this.queueError = undefined;
         for (const job of claimed) this.execute(job);
         if (claimed.length < free) return;
       }
     } catch (error) {
+      this.queueError = error instanceof Error ? error.constructor.name : 'error';
       this.o.logger.error({ err: error }, 'claiming jobs failed; will retry on the next poll');
     }
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { generateApiKey } from '../../src/auth/api-keys.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import type { ServiceRole } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
 import { tempDataDir } from './dirs.js';
@@ -21,7 +22,10 @@ export interface TestService extends RunningService {
 }
 
 /** Starts the real service on a free loopback port with its own data directory. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  role: ServiceRole = 'all',
+): Promise<TestService> {
   const dataDir = env.DATA_DIR ?? tempDataDir();
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
   const logs: string[] = [];
@@ -31,7 +35,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
       cb();
     },
   });
-  const service = await startService(config, createLogger(config.logLevel, sink));
+  const service = await startService(config, createLogger(config.logLevel, sink), role);
   return Object.assign(service, { logs, config });
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { errorEnvelopeSchema, healthSchema } from '../../src/http/schemas.js';
+import { waitUntil } from '../helpers/pipeline.js';
 import { errorOf, getJson, startTestService, type TestService } from '../helpers/service.js';
 
 let service: TestService;
@@ -23,7 +24,7 @@ describe('support endpoints', () => {
   it('GET /ready reports ready once migrations are applied', async () => {
     const res = await getJson(service, '/ready');
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ status: 'ready' });
+    expect(res.json).toEqual({ status: 'ready', checks: { database: 'ok', queue: 'ok' } });
   });
 
   it('serves OpenAPI 3.1.0 as JSON and the same document as YAML', async () => {
@@ -85,7 +86,8 @@ describe('readiness', () => {
       expect(errorOf(before.json).code).toBe('SERVICE_UNAVAILABLE');
       expect((await getJson(fresh, '/health')).status).toBe(200);
       await fresh.store.migrate();
-      expect((await getJson(fresh, '/ready')).status).toBe(200);
+      // The worker's queue check turns ready at its next successful poll (within a second).
+      await waitUntil(async () => (await getJson(fresh, '/ready')).status === 200, 10_000, 'readiness');
     } finally {
       await fresh.stop();
     }

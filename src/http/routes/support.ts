@@ -22,7 +22,8 @@ export const supportPaths: ZodOpenApiPathsObject = {
     get: {
       operationId: 'getReadiness',
       summary: 'Readiness',
-      description: 'Ready when the database answers and every migration is applied.',
+      description:
+        'Ready when the database answers and every migration is applied, and, on a process that runs a worker, when its queue reads succeed.',
       tags: ['Support'],
       security: [],
       responses: {
@@ -51,16 +52,32 @@ export const supportPaths: ZodOpenApiPathsObject = {
   },
 };
 
-export async function supportRoutes(app: FastifyInstance, opts: { store: Store }): Promise<void> {
+/** Something besides the database that a process needs to be ready (its worker's queue). */
+export interface ReadinessCheck {
+  name: 'queue';
+  check(): { ok: boolean; reason?: string };
+}
+
+export async function supportRoutes(
+  app: FastifyInstance,
+  opts: { store: Store; checks?: ReadinessCheck[] },
+): Promise<void> {
   app.get('/health', async () => ({ status: 'ok', timestamp: new Date().toISOString() }));
 
   app.get('/ready', async (request, reply) => {
     const ready = await opts.store.isReady();
-    if (ready.ok) return { status: 'ready' };
+    const failed = ready.ok
+      ? (opts.checks ?? []).map((c) => c.check()).find((r) => !r.ok)
+      : { ok: false, reason: ready.reason };
+    if (!failed) {
+      const checks: { database: 'ok'; queue?: 'ok' } = { database: 'ok' };
+      for (const c of opts.checks ?? []) checks[c.name] = 'ok';
+      return { status: 'ready', checks };
+    }
     return sendError(
       request,
       reply,
-      new ApiError(503, 'SERVICE_UNAVAILABLE', `Not ready: ${ready.reason ?? 'unknown'}.`),
+      new ApiError(503, 'SERVICE_UNAVAILABLE', `Not ready: ${failed.reason ?? 'unknown'}.`),
     );
   });
 
