@@ -29,7 +29,7 @@ export async function startService(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
-  const store = Store.open(config);
+  const store = Store.open(config, logger);
   if (config.migrateOnStart) {
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');

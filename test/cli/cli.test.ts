@@ -5,9 +5,12 @@ import { startTestService, type TestService, tempDataDir } from '../helpers/serv
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
 
+// The service under test's store: its data directory, and its PostgreSQL database if it has one.
+let databaseUrl = '';
+
 function cli(dataDir: string, ...args: string[]) {
   const res = spawnSync(BIN, args, {
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
     encoding: 'utf8',
   });
   const lines = res.stdout.trim().split('\n').filter(Boolean);
@@ -27,6 +30,7 @@ describe('healthspan CLI', () => {
   beforeAll(async () => {
     dataDir = tempDataDir();
     service = await startTestService({ DATA_DIR: dataDir });
+    databaseUrl = service.config.databaseUrl ?? '';
   });
   afterAll(async () => {
     await service.stop();
