@@ -7,7 +7,12 @@ import type { Database } from '../database.js';
  * Time limits, so that no request or job waits forever on a database that is down or
  * unreachable: each fails with an error instead, and the next attempt opens a new connection.
  */
-export const PG_TIMEOUTS = {
+export type PgTimeouts = Record<
+  'connectMs' | 'statementMs' | 'queryMs' | 'idleInTransactionMs' | 'idleMs',
+  number
+>;
+
+export const PG_TIMEOUTS: PgTimeouts = {
   /** Opening a connection, or waiting for a free one in a full pool. */
   connectMs: 5_000,
   /** Server side: a statement running longer is cancelled (migrations lift it). */
@@ -18,7 +23,7 @@ export const PG_TIMEOUTS = {
   idleInTransactionMs: 30_000,
   /** Idle pooled connections are closed after this. */
   idleMs: 30_000,
-} as const;
+};
 
 const builtins = pg.types.builtins;
 const defaultTimestamptz = pg.types.getTypeParser(builtins.TIMESTAMPTZ) as (text: string) => Date;
@@ -46,13 +51,13 @@ const types: pg.CustomTypesConfig = {
 };
 
 /** Settings shared by the pool and the job listener's own connection. */
-export function clientConfig(url: string): pg.ClientConfig {
+export function clientConfig(url: string, timeouts: PgTimeouts = PG_TIMEOUTS): pg.ClientConfig {
   return {
     connectionString: url,
-    connectionTimeoutMillis: PG_TIMEOUTS.connectMs,
-    statement_timeout: PG_TIMEOUTS.statementMs,
-    query_timeout: PG_TIMEOUTS.queryMs,
-    idle_in_transaction_session_timeout: PG_TIMEOUTS.idleInTransactionMs,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.queryMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
     application_name: 'healthspan',
@@ -79,12 +84,21 @@ export function pgErrorFields(error: unknown): { message: string; code?: string 
   };
 }
 
+function isReadTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
+}
+
 export function connectPostgres(
   url: string,
   poolSize: number,
   logger: Logger,
+  timeouts: PgTimeouts = PG_TIMEOUTS,
 ): { db: Kysely<Database>; pool: pg.Pool } {
-  const pool = new pg.Pool({ ...clientConfig(url), max: poolSize, idleTimeoutMillis: PG_TIMEOUTS.idleMs });
+  const pool = new pg.Pool({
+    ...clientConfig(url, timeouts),
+    max: poolSize,
+    idleTimeoutMillis: timeouts.idleMs,
+  });
   // An idle connection that dies (server restart, network) is removed by the pool, which then
   // emits 'error': without a listener that would end the process.
   pool.on('error', (error) => {
@@ -94,6 +108,19 @@ export function connectPostgres(
   // query, which the caller handles; this listener only keeps the event from ending the process.
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    // A query that timed out on the client side is still outstanding on its connection (the
+    // network stopped answering), and every later query on it would queue behind it. Ending the
+    // client makes the pool drop it on release and open a fresh connection next time.
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise) {
+        result.catch((error: unknown) => {
+          if (isReadTimeout(error)) client.end().catch(() => {});
+        });
+      }
+      return result;
+    };
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, pool };
