@@ -3,7 +3,7 @@ import type { SqlDialect } from '../codec.js';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_results.js';
 import * as m0003 from './0003_running_jobs_index.js';
-import * as m0004 from './0004_job_notifications.js';
+import * as m0005 from './0005_job_notifications.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void>;
@@ -14,5 +14,6 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0001_initial': m0001,
   '0002_results': m0002,
   '0003_running_jobs_index': m0003,
-  '0004_job_notifications': m0004,
+  // 0004 is the webhook-delivery migration, written on the main line beside this one.
+  '0005_job_notifications': m0005,
 };

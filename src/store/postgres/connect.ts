@@ -93,7 +93,7 @@ export function connectPostgres(
   poolSize: number,
   logger: Logger,
   timeouts: PgTimeouts = PG_TIMEOUTS,
-): { db: Kysely<Database>; pool: pg.Pool } {
+): { db: Kysely<Database> } {
   const pool = new pg.Pool({
     ...clientConfig(url, timeouts),
     max: poolSize,
@@ -123,5 +123,5 @@ export function connectPostgres(
     };
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, pool };
+  return { db };
 }

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { WakeSource } from '../../queue/notifier.js';
-import { JOBS_CHANNEL } from '../migrations/0004_job_notifications.js';
+import { JOBS_CHANNEL } from '../migrations/0005_job_notifications.js';
 import { pgErrorFields } from './connect.js';
 
 export interface ListenerTiming {
