@@ -8,7 +8,12 @@ import { checkPostgres, dropRunDatabases } from './database.js';
  * run leaves behind is dropped at its end.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  await checkPostgres();
+  await checkPostgres().catch((error: unknown) => {
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}. The postgres tests need it (docs/postgresql.md); ` +
+        'start PostgreSQL (.ci/run does), or run the others alone: npx vitest run --project unit --project sqlite',
+    );
+  });
   const runId = randomBytes(4).toString('hex');
   project.provide('testRunId', runId);
   return async () => {

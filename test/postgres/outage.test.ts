@@ -3,7 +3,14 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { connectPostgres, describePostgres, PG_TIMEOUTS } from '../../src/store/postgres/connect.js';
+import { JOBS_CHANNEL } from '../../src/store/migrations/0005_job_notifications.js';
+import {
+  clientConfig,
+  connectPostgres,
+  describePostgres,
+  PG_TIMEOUTS,
+} from '../../src/store/postgres/connect.js';
+import { PostgresJobListener } from '../../src/store/postgres/job-listener.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
@@ -57,7 +64,9 @@ describe('PostgreSQL going away', () => {
   it('answers errors in the envelope while the database is down, and recovers without a restart', async () => {
     const db = await database();
     const proxy = await proxyFor(db);
-    const service = await serviceOn(proxy.via(db.url), { RENDER_THREADS: '0' });
+    // A job whose completion could not be committed during the outage runs again once its
+    // lease expires: a short lease keeps that wait short.
+    const service = await serviceOn(proxy.via(db.url), { RENDER_THREADS: '0', JOB_LEASE_SECONDS: '2' });
     const account = await createAccount(service);
     const before = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
     expect(before.status).toBe(202);
@@ -118,6 +127,29 @@ describe('PostgreSQL going away', () => {
       return r.status === 202 && r;
     });
     expect(res.json.status).toBe('accepted');
+  });
+
+  it('replaces a job listener whose connection stopped answering, and is woken on the new one', async () => {
+    const db = await database();
+    const proxy = await proxyFor(db);
+    const listener = new PostgresJobListener(
+      clientConfig(proxy.via(db.url), { ...PG_TIMEOUTS, queryMs: 300 }),
+      pino({ level: 'silent' }),
+      { minRetryMs: 50, maxRetryMs: 200, pingMs: 200 },
+    );
+    let wakes = 0;
+    const stop = listener.start(() => {
+      wakes += 1;
+    });
+    cleanup.push(stop);
+    await waitUntil(async () => wakes === 1, 10_000, 'the listener to connect');
+    proxy.freeze();
+    // The ping times out on the silent connection; a new one is opened (and wakes once).
+    await waitUntil(async () => wakes === 2, 10_000, 'the listener to reconnect');
+    const { db: kysely } = connectPostgres(db.url, 1, pino({ level: 'silent' }));
+    cleanup.push(() => kysely.destroy());
+    await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(kysely);
+    await waitUntil(async () => wakes === 3, 10_000, 'the notification');
   });
 
   it('logs a failing statement without the row PostgreSQL quotes in its error detail', async () => {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobDefinition } from '../../src/queue/types.js';
 import { Worker } from '../../src/queue/worker.js';
 import type { Store } from '../../src/store/index.js';
+import { LISTENER_APPLICATION_NAME } from '../../src/store/postgres/job-listener.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { openSecondStore, openTestStore } from '../helpers/store.js';
 
@@ -77,10 +78,11 @@ async function status(id: string): Promise<string> {
   return row?.status ?? 'missing';
 }
 
-/** Backends of this database that run LISTEN (the job listeners). */
+/** Backends of this database that are job listeners. */
 async function listeners(): Promise<number[]> {
   const { rows } = await sql<{ pid: number }>`
-    select pid from pg_stat_activity where datname = current_database() and query like 'listen %'`.execute(
+    select pid from pg_stat_activity
+    where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(
     a.connection.db,
   );
   return rows.map((r) => r.pid);

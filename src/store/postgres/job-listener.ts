@@ -12,6 +12,8 @@ export interface ListenerTiming {
   pingMs: number;
 }
 
+export const LISTENER_APPLICATION_NAME = 'healthspan-job-listener';
+
 const DEFAULT_TIMING: ListenerTiming = { minRetryMs: 250, maxRetryMs: 10_000, pingMs: 15_000 };
 
 /**
@@ -29,15 +31,13 @@ export class PostgresJobListener implements WakeSource {
 
   start(wake: () => void): () => Promise<void> {
     let stopped = false;
-    let current: pg.Client | undefined;
+    let current: { client: pg.Client; lost: (error?: unknown) => void } | undefined;
     let retryTimer: NodeJS.Timeout | undefined;
     let failures = 0;
 
     const ping = setInterval(() => {
-      current?.query('select 1').catch(() => {
-        // The client's own 'error' or 'end' event follows, or the next ping retries.
-        current?.end().catch(() => {});
-      });
+      const listening = current;
+      listening?.client.query('select 1').catch((error: unknown) => listening.lost(error));
     }, this.timing.pingMs);
     ping.unref();
 
@@ -56,16 +56,17 @@ export class PostgresJobListener implements WakeSource {
     const connect = () => {
       retryTimer = undefined;
       if (stopped) return;
-      const client = new pg.Client(this.config);
-      current = client;
+      // Named apart from the pool's connections, so operators can tell it in pg_stat_activity.
+      const client = new pg.Client({ ...this.config, application_name: LISTENER_APPLICATION_NAME });
       let gone = false;
       const lost = (error?: unknown) => {
         if (gone) return;
         gone = true;
-        if (current === client) current = undefined;
-        client.end().catch(() => {});
+        if (current?.client === client) current = undefined;
+        void endWithin(client, 1000);
         scheduleReconnect(error);
       };
+      current = { client, lost };
       // Kept for the client's lifetime: an 'error' event without a listener ends the process.
       client.on('error', (error) => lost(error));
       client.on('end', () => lost());
@@ -91,9 +92,24 @@ export class PostgresJobListener implements WakeSource {
       stopped = true;
       clearInterval(ping);
       if (retryTimer) clearTimeout(retryTimer);
-      const client = current;
+      const listening = current;
       current = undefined;
-      await client?.end().catch(() => {});
+      if (listening) await endWithin(listening.client, 1000);
     };
   }
+}
+
+/**
+ * Closes a connection, waiting at most `ms`: on a network that stopped answering the goodbye is
+ * never acknowledged, and shutting down must not wait for the operating system to give up.
+ */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    client.end().catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }
