@@ -1,10 +1,41 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/** Tests that open a store: they run once per store (the `sqlite` and `postgres` projects). */
+const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks'].map(
+  (d) => `test/${d}/**/*.test.ts`,
+);
+/** What only PostgreSQL has: several connections racing, LISTEN/NOTIFY, a server that goes away. */
+const POSTGRES_ONLY = ['test/postgres/**/*.test.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...INTEGRATION, ...POSTGRES_ONLY],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'sqlite', include: INTEGRATION, env: { HEALTHSPAN_TEST_STORE: 'sqlite' } },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: [...INTEGRATION, ...POSTGRES_ONLY],
+          env: { HEALTHSPAN_TEST_STORE: 'postgres' },
+          // Fails the run when PostgreSQL does not answer: these tests never skip.
+          globalSetup: ['test/helpers/postgres-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,5 +1,6 @@
-// npm run bench:ingest [-- --duration 10 --connections 32 --runs 3]
-// Starts the real service (embedded SQLite, synchronous=FULL) and a bare node:http server,
+// npm run bench:ingest [-- --duration 10 --connections 32 --runs 3 --store sqlite|postgres]
+// Starts the real service (embedded SQLite with synchronous=FULL, or PostgreSQL with
+// --store postgres) and a bare node:http server,
 // drives each from a separate load process (wrk) and prints requests/s, p50/p99 latency,
 // peak RSS and the service/bare ratio. Numbers are medians over the runs.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -7,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { openBenchStore } from './lib/store.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -14,6 +16,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     runs: { type: 'string', default: '3' },
+    store: { type: 'string', default: 'sqlite' },
   },
 });
 const duration = Number(values.duration);
@@ -25,10 +28,10 @@ if (spawnSync('wrk', ['--version']).error) {
   process.exit(1);
 }
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-bench-'));
+const store = await openBenchStore(values.store, 'bench-ingest');
 const env = {
   ...process.env,
-  DATA_DIR: dataDir,
+  ...store.env,
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
   // Keep the limiter in the request path but far above the offered load.
@@ -45,7 +48,7 @@ const quick = JSON.parse(
 );
 const body = JSON.parse(fs.readFileSync(path.join(root, 'examples/submission.json'), 'utf8'));
 body.partnerId = quick.partnerId;
-const bodyFile = path.join(dataDir, 'body.json');
+const bodyFile = path.join(store.env.DATA_DIR, 'body.json');
 fs.writeFileSync(bodyFile, JSON.stringify(body));
 
 function startProcess(args, extraEnv) {
@@ -141,7 +144,7 @@ const bare = await measure(
   quick.apiKey,
 );
 const service = await measure(
-  'healthspan (SQLite FULL)',
+  `healthspan (${store.label})`,
   [path.join(root, 'dist/server.js')],
   18182,
   '/v1/submissions',
@@ -149,10 +152,7 @@ const service = await measure(
 );
 
 // Every acknowledged submission must be in the database.
-const Database = (await import('better-sqlite3')).default;
-const db = new Database(path.join(dataDir, 'healthspan.sqlite'), { readonly: true });
-const stored = db.prepare('select count(*) n from submissions').get().n;
-db.close();
+const stored = Number((await store.query('select count(*) n from submissions'))[0].n);
 
 const fmt = (r) =>
   `${r.name.padEnd(26)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50ms.toFixed(2).padStart(6)} ms   p99 ${r.p99ms
@@ -173,4 +173,4 @@ if (stored < acknowledged) {
   console.error('FAIL: fewer submissions stored than acknowledged');
   process.exitCode = 1;
 }
-fs.rmSync(dataDir, { recursive: true, force: true });
+await store.close();

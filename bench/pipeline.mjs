@@ -1,17 +1,18 @@
-// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports]
-// Starts the real service (embedded SQLite, API and worker in one process), submits N valid
-// bodies as fast as ingest allows, and measures for each the time from acceptance to
-// `completed`. Timestamps come from the database the service writes (received_at and the
-// submission's updated_at when it completed), read through a read-only connection, so the
-// measurement puts no polling load on the API. Without --reports the bodies request only
-// scores; with --reports they request json, html and pdf, and the per-renderer medians are
-// printed as well.
+// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --store sqlite|postgres --workers N]
+// Starts the real service, submits N valid bodies (as fast as ingest allows, or paced at R/s),
+// and measures for each the time from acceptance to `completed`. Timestamps come from the
+// database the service writes (received_at and the submission's updated_at when it
+// completed), read over a separate connection, so the measurement puts no polling load on the
+// API. Without --reports the bodies request only scores; with --reports they request json,
+// html and pdf, and the per-renderer medians are printed as well.
+// --workers 0 (the default) runs API and worker in one process; --workers N runs one
+// `serve --role api` process and N `serve --role worker` processes on the same store.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import { openBenchStore } from './lib/store.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -23,17 +24,20 @@ const { values } = parseArgs({
     // meaningful below capacity: above it the queue, and so the latency, grows with n.
     rate: { type: 'string' },
     port: { type: 'string', default: '18283' },
+    store: { type: 'string', default: 'sqlite' },
+    workers: { type: 'string', default: '0' },
   },
 });
+const workers = Number(values.workers);
 const n = Number(values.n);
 const rate = values.rate === undefined ? undefined : Number(values.rate);
 const concurrency = Number(values.concurrency);
 const port = Number(values.port);
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-bench-pipeline-'));
+const store = await openBenchStore(values.store, 'bench-pipeline');
 const env = {
   ...process.env,
-  DATA_DIR: dataDir,
+  ...store.env,
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
   PORT: String(port),
@@ -51,18 +55,25 @@ template.options.requestedOutputs = values.reports ? ['score', 'json', 'html', '
 const body = JSON.stringify(template);
 
 const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-const server = spawn(process.execPath, [...nodeArgs, path.join(root, 'dist/server.js')], {
-  env,
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
-const base = `http://127.0.0.1:${port}`;
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`${base}/ready`)).status === 200) break;
-  } catch {}
-  if (i > 200) throw new Error('service did not start');
-  await new Promise((r) => setTimeout(r, 50));
+function serve(role, servePort) {
+  return spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/healthspan'), 'serve', '--role', role], {
+    env: { ...env, PORT: String(servePort) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
 }
+async function ready(url) {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${url}/ready`)).status === 200) return;
+    } catch {}
+    if (i > 200) throw new Error(`${url} did not start`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+const processes = [serve(workers === 0 ? 'all' : 'api', port)];
+for (let w = 0; w < workers; w++) processes.push(serve('worker', port + 1 + w));
+const base = `http://127.0.0.1:${port}`;
+for (const [i] of processes.entries()) await ready(`http://127.0.0.1:${port + i}`);
 
 // Warm-up outside the measurement: JIT, fonts, prepared statements.
 async function post(key) {
@@ -79,12 +90,16 @@ async function post(key) {
   if (res.status !== 202) throw new Error(`POST answered ${res.status}: ${await res.text()}`);
   return (await res.json()).submissionId;
 }
-const db = new Database(path.join(dataDir, 'healthspan.sqlite'), { readonly: true });
-const pendingCount = db.prepare(
-  "select count(*) n from submissions where status not in ('completed','failed','rejected')",
-);
+const pending = async () =>
+  Number(
+    (
+      await store.query(
+        "select count(*) n from submissions where status not in ('completed','failed','rejected')",
+      )
+    )[0].n,
+  );
 for (let i = 0; i < 20; i++) await post(`warm-${i}`);
-while (pendingCount.get().n > 0) await new Promise((r) => setTimeout(r, 20));
+while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 20));
 
 const ids = [];
 let next = 0;
@@ -103,30 +118,28 @@ await Promise.all(
   }),
 );
 const ingestSeconds = (performance.now() - started) / 1000;
-while (pendingCount.get().n > 0) await new Promise((r) => setTimeout(r, 20));
+while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 20));
 const wallSeconds = (performance.now() - started) / 1000;
 
-const rows = db
-  .prepare(
-    `select received_at, updated_at, status from submissions where id in (select value from json_each(?))`,
-  )
-  .all(JSON.stringify(ids));
-const latencies = rows.map((r) => Date.parse(r.updated_at) - Date.parse(r.received_at)).sort((a, b) => a - b);
+const rows = await store.query(
+  `select received_at, updated_at, status from submissions where ${store.inIds('id')}`,
+  [store.idsParam(ids)],
+);
+const ms = (v) => (v instanceof Date ? v.getTime() : Date.parse(v));
+const latencies = rows.map((r) => ms(r.updated_at) - ms(r.received_at)).sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-const firstReceived = Math.min(...rows.map((r) => Date.parse(r.received_at)));
-const lastCompleted = Math.max(...rows.map((r) => Date.parse(r.updated_at)));
+const firstReceived = Math.min(...rows.map((r) => ms(r.received_at)));
+const lastCompleted = Math.max(...rows.map((r) => ms(r.updated_at)));
 const completed = rows.filter((r) => r.status === 'completed').length;
-const jobs = db
-  .prepare(
-    `select max(attempts) a, sum(status != 'completed') notDone from jobs where submission_id in (select value from json_each(?))`,
-  )
-  .get(JSON.stringify(ids));
-db.close();
-server.kill('SIGTERM');
-await new Promise((r) => server.once('exit', r));
+const [jobs] = await store.query(
+  `select max(attempts) a, sum(case when status != 'completed' then 1 else 0 end) "notDone" from jobs where ${store.inIds('submission_id')}`,
+  [store.idsParam(ids)],
+);
+for (const child of processes) child.kill('SIGTERM');
+await Promise.all(processes.map((child) => new Promise((r) => child.once('exit', r))));
 
 console.log(
-  `\nbench:pipeline  n=${n}, ${concurrency} concurrent posts, reports ${values.reports ? 'json+html+pdf' : 'off'}, ${os.cpus().length} cores`,
+  `\nbench:pipeline  ${store.label}, ${workers === 0 ? 'API and worker in one process' : `1 API process + ${workers} worker process${workers > 1 ? 'es' : ''}`}, n=${n}, ${concurrency} concurrent posts, reports ${values.reports ? 'json+html+pdf' : 'off'}, ${os.cpus().length} cores`,
 );
 console.log(`ingest:      ${(n / ingestSeconds).toFixed(0)} submissions/s accepted`);
 console.log(
@@ -135,7 +148,7 @@ console.log(
 console.log(
   `end-to-end:  p50 ${pct(50)} ms   p95 ${pct(95)} ms   p99 ${pct(99)} ms   max ${latencies.at(-1)} ms`,
 );
-console.log(`jobs:        max attempts ${jobs.a}, not completed ${jobs.notDone}`);
+console.log(`jobs:        max attempts ${jobs.a}, not completed ${Number(jobs.notDone)}`);
 
 if (values.reports) {
   const { buildReport, renderArtifact } = await import('../dist/reports/index.js');
@@ -166,5 +179,5 @@ if (values.reports) {
   }
   console.log(`renderers:   median ${line.join(', ')} (this process, after warm-up)`);
 }
-fs.rmSync(dataDir, { recursive: true, force: true });
+await store.close();
 if (completed !== n) process.exitCode = 1;

@@ -25,6 +25,11 @@ export const SETTINGS = {
     default: undefined,
     doc: 'unset = SQLite in `DATA_DIR`; `postgres://…` selects PostgreSQL',
   },
+  DATABASE_POOL_SIZE: {
+    schema: z.coerce.number().int().min(1).max(1000),
+    default: '10',
+    doc: 'PostgreSQL connections per process at most (plus one that listens for new jobs in a worker)',
+  },
   PUBLIC_BASE_URL: {
     schema: z.url().optional(),
     default: undefined,
@@ -134,6 +139,7 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  databasePoolSize: number;
   publicBaseUrl: string;
   downloadUrlTtlSeconds: number;
   rateLimitPerMinute: number;
@@ -183,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: read(env, 'HOST'),
     dataDir,
     databaseUrl: read(env, 'DATABASE_URL'),
+    databasePoolSize: read(env, 'DATABASE_POOL_SIZE'),
     publicBaseUrl: (read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     downloadUrlTtlSeconds: read(env, 'DOWNLOAD_URL_TTL_SECONDS'),
     rateLimitPerMinute: read(env, 'RATE_LIMIT_PER_MINUTE'),

@@ -22,6 +22,11 @@ export const REDACT_PATHS = [
   '*.subject',
   'markers',
   '*.markers',
+  // PostgreSQL errors: `detail` can quote a whole failing row (a submission's body) and `where`
+  // the statement's context; the message and code say what went wrong.
+  'err.detail',
+  'err.where',
+  'err.internalQuery',
 ];
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {

@@ -48,7 +48,7 @@ export async function startService(
       'DATABASE_URL is set but DOWNLOAD_SIGNING_SECRET or WEBHOOK_SECRETS_KEY is not: each is generated into DATA_DIR, so processes that do not share DATA_DIR will not accept each other’s download links or open each other’s webhook secrets. Set both, the same everywhere.',
     );
   }
-  const store = Store.open(config);
+  const store = Store.open(config, logger);
   if (config.migrateOnStart) {
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');

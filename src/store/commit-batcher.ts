@@ -8,6 +8,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface Pending {
   work: Work<unknown>;
+  lockKey: string | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -40,10 +41,20 @@ export class CommitBatcher {
    * may wait until `minIntervalMs` after the previous commit: each commit costs an fsync that
    * blocks the thread, and work arriving in a trickle (reports finishing one by one on other
    * threads) then shares a commit instead of paying one each.
+   *
+   * `lockKey` names the row a unit may have to wait for because another process writes it too
+   * (an idempotency key). A batch runs its keyed units in key order: two processes' batches
+   * then take such rows in the same order and cannot wait on each other in a cycle, which
+   * PostgreSQL would break by aborting one of them (a deadlock).
    */
-  submit<T>(work: Work<T>, options: { urgent?: boolean } = {}): Promise<T> {
+  submit<T>(work: Work<T>, options: { urgent?: boolean; lockKey?: string } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work: work as Work<unknown>, resolve: resolve as (v: unknown) => void, reject });
+      this.queue.push({
+        work: work as Work<unknown>,
+        lockKey: options.lockKey,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       const urgent = options.urgent === true;
       if (this.scheduled === 'soon' || (this.scheduled === 'later' && !urgent)) return;
       if (this.timer) clearTimeout(this.timer);
@@ -75,7 +86,8 @@ export class CommitBatcher {
   private async flush(): Promise<void> {
     this.scheduled = false;
     while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
+      // Stable: units with equal keys (duplicates) and unkeyed units keep their order.
+      const batch = this.queue.splice(0, this.maxBatch).sort(byLockKey);
       let outcomes: Outcome[];
       try {
         // Optimistic: the whole batch as one plain transaction. If any unit fails, it is rolled
@@ -119,4 +131,11 @@ export class CommitBatcher {
     }
     return outcomes;
   }
+}
+
+function byLockKey(a: Pending, b: Pending): number {
+  if (a.lockKey === b.lockKey) return 0;
+  if (a.lockKey === undefined) return 1;
+  if (b.lockKey === undefined) return -1;
+  return a.lockKey < b.lockKey ? -1 : 1;
 }

@@ -2,14 +2,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import type pg from 'pg';
+import type { Logger } from 'pino';
 import type { SqlDialect } from './codec.js';
 import type { Database } from './database.js';
+import { clientConfig, connectPostgres, describePostgres } from './postgres/connect.js';
 
 export interface StoreConnection {
   db: Kysely<Database>;
   dialect: SqlDialect;
   /** The embedded store's single connection, for the prepared-statement hot paths. */
   sqlite?: SqliteDatabase.Database;
+  /** PostgreSQL: how to open a dedicated connection outside the pool (the job listener). */
+  postgres?: { clientConfig: pg.ClientConfig };
   /** Human description for logs: never contains credentials. */
   describe: string;
   close(): Promise<void>;
@@ -18,17 +23,32 @@ export interface StoreConnection {
 export interface ConnectOptions {
   dataDir: string;
   databaseUrl?: string | undefined;
+  /** PostgreSQL pool size (connections per process at most). */
+  poolSize: number;
+  logger: Logger;
 }
 
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'healthspan.sqlite');
 }
 
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
+}
+
 export function connectStore(options: ConnectOptions): StoreConnection {
-  if (options.databaseUrl && /^postgres(ql)?:\/\//.test(options.databaseUrl)) {
-    throw new Error('PostgreSQL storage is not available in this version; unset DATABASE_URL to use SQLite');
+  if (isPostgresUrl(options.databaseUrl)) {
+    const url = options.databaseUrl;
+    const { db } = connectPostgres(url, options.poolSize, options.logger);
+    return {
+      db,
+      dialect: 'postgres',
+      postgres: { clientConfig: clientConfig(url) },
+      describe: describePostgres(url),
+      close: () => db.destroy(),
+    };
   }
-  if (options.databaseUrl) throw new Error('DATABASE_URL must start with postgres://');
+  if (options.databaseUrl) throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = sqliteFile(options.dataDir);
   const sqlite = new SqliteDatabase(file);

@@ -1,12 +1,15 @@
+import pino, { type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { JobNotifier } from '../queue/notifier.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
 import { CommitBatcher } from './commit-batcher.js';
 import { connectStore, type StoreConnection } from './connect.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
+import { PostgresIngestBackend } from './postgres/ingest-backend.js';
+import { PostgresJobListener } from './postgres/job-listener.js';
 import { KyselyPreparedRunner, type PreparedRunner, SqlitePreparedRunner } from './prepared.js';
 import { AccountsRepository } from './repositories/accounts.js';
-import { IngestWriter } from './repositories/ingest.js';
+import { type IngestBackend, IngestWriter } from './repositories/ingest.js';
 import { JobsRepository } from './repositories/jobs.js';
 import { PipelineRepository } from './repositories/pipeline.js';
 import { ResultsRepository, TenantResults } from './repositories/results.js';
@@ -16,10 +19,15 @@ import { SqliteIngestBackend } from './sqlite/ingest-backend.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
+export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'> &
+  Partial<Pick<Config, 'databasePoolSize'>>;
+
 /** Everything the service keeps, behind one object: the only thing that knows the dialect. */
 export class Store {
   readonly accounts: AccountsRepository;
   readonly ingest: IngestWriter;
+  /** How this store writes one submission (for writers with their own clock or policy). */
+  readonly ingestBackend: IngestBackend;
   readonly jobs: JobsRepository;
   readonly pipeline: PipelineRepository;
   readonly results: ResultsRepository;
@@ -31,12 +39,16 @@ export class Store {
   readonly batcher: CommitBatcher;
   /** Callback endpoints, sealed secrets, the event outbox and the attempt log. */
   readonly webhooks: WebhooksRepository;
-  /** Told after every commit that created jobs, so idle workers in this process wake at once. */
-  readonly notifier = new JobNotifier();
+  /**
+   * Told after every commit that created jobs, so idle workers in this process wake at once; on
+   * PostgreSQL it also listens (while a worker subscribes) for jobs committed by other processes.
+   */
+  readonly notifier: JobNotifier;
 
   constructor(
     readonly connection: StoreConnection,
     policy: { slaSeconds: number; maxAttempts: number },
+    logger: Logger = pino({ level: 'silent' }),
   ) {
     this.accounts = new AccountsRepository(connection.db, connection.dialect);
     this.prepared = connection.sqlite
@@ -44,10 +56,15 @@ export class Store {
       : new KyselyPreparedRunner();
     this.artifacts = new DatabaseArtifactStore(connection.db, this.prepared);
     this.batcher = new CommitBatcher(connection.db, this.prepared);
-    if (!connection.sqlite) throw new Error(`no ingest backend for ${connection.dialect}`);
+    this.notifier = new JobNotifier(
+      connection.postgres ? new PostgresJobListener(connection.postgres.clientConfig, logger) : undefined,
+    );
     this.jobs = new JobsRepository(connection.db, connection.dialect, this.prepared);
+    this.ingestBackend = connection.sqlite
+      ? new SqliteIngestBackend(this.prepared, this.jobs, connection.db)
+      : new PostgresIngestBackend(this.prepared, connection.db);
     this.ingest = new IngestWriter(
-      new SqliteIngestBackend(this.prepared, this.jobs, connection.db),
+      this.ingestBackend,
       this.batcher,
       {
         idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
@@ -62,12 +79,16 @@ export class Store {
     this.results = new ResultsRepository(connection.db, this.prepared);
   }
 
-  static open(config: Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'>): Store {
-    const connection = connectStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-    return new Store(connection, {
-      slaSeconds: config.slaSeconds,
-      maxAttempts: config.jobMaxAttempts,
+  /** `logger` receives connection trouble (never credentials); silent when not given. */
+  static open(config: StoreConfig, logger?: Logger): Store {
+    const log = logger ?? pino({ level: 'silent' });
+    const connection = connectStore({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      poolSize: config.databasePoolSize ?? 10,
+      logger: log,
     });
+    return new Store(connection, { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts }, log);
   }
 
   forTenant(tenantId: string): { submissions: TenantSubmissions; results: TenantResults } {
@@ -92,6 +113,7 @@ export class Store {
 
   async close(): Promise<void> {
     await this.batcher.drain();
+    await this.notifier.close();
     await this.connection.close();
   }
 }

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { SqlDialect } from './codec.js';
 import type { Database } from './database.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -9,7 +9,14 @@ class CodeMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     const out: Record<string, Migration> = {};
     for (const [name, m] of Object.entries(MIGRATIONS)) {
-      out[name] = { up: (db) => m.up(db, this.dialect) };
+      out[name] = {
+        up: async (db) => {
+          // A migration may rewrite or index a large table: lift the per-statement limit the
+          // pool sets, for this migration's transaction only.
+          if (this.dialect === 'postgres') await sql`set local statement_timeout = 0`.execute(db);
+          await m.up(db, this.dialect);
+        },
+      };
     }
     return out;
   }

@@ -1,13 +1,22 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService, tempDataDir } from '../helpers/service.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { createTestDatabase } from '../helpers/database.js';
+import { startTestService, type TestService, tempDataDir, testStoreKind } from '../helpers/service.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
 
+// The service under test's store: its data directory, and its PostgreSQL database if it has one.
+let databaseUrl = '';
+
 function cli(dataDir: string, ...args: string[]) {
+  return run({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }, args);
+}
+
+function run(env: Record<string, string>, args: string[]) {
   const res = spawnSync(BIN, args, {
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
   });
   const lines = res.stdout.trim().split('\n').filter(Boolean);
@@ -27,6 +36,7 @@ describe('healthspan CLI', () => {
   beforeAll(async () => {
     dataDir = tempDataDir();
     service = await startTestService({ DATA_DIR: dataDir });
+    databaseUrl = service.config.databaseUrl ?? '';
   });
   afterAll(async () => {
     await service.stop();
@@ -115,6 +125,19 @@ describe('healthspan CLI', () => {
     const quick = cli(fresh, 'quickstart', '--name', 'Fresh');
     expect(quick.code).toBe(0);
     expect(quick.json!.apiKey).toMatch(/^hs_live_/);
+  });
+
+  it('migrate applies every migration to an empty database, once', async () => {
+    const database = testStoreKind() === 'postgres' ? await createTestDatabase() : undefined;
+    try {
+      const env = { DATA_DIR: tempDataDir(), DATABASE_URL: database?.url ?? '', MIGRATE_ON_START: 'false' };
+      const first = run(env, ['migrate']);
+      expect(first.code).toBe(0);
+      expect(first.json).toEqual({ applied: Object.keys(MIGRATIONS) });
+      expect(run(env, ['migrate']).json).toEqual({ applied: [] });
+    } finally {
+      await database?.drop();
+    }
   });
 
   it.each([

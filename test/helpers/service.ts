@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import type { ServiceRole } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
+import { createTestDatabase, testStoreKind } from './database.js';
 import { tempDataDir } from './dirs.js';
 
 export const EXAMPLE_PATH = path.resolve(import.meta.dirname, '../../examples/submission.json');
@@ -14,6 +15,7 @@ export function exampleBody(): Record<string, unknown> {
   return JSON.parse(fs.readFileSync(EXAMPLE_PATH, 'utf8')) as Record<string, unknown>;
 }
 
+export { type TestStoreKind, testStoreKind } from './database.js';
 export { tempDataDir } from './dirs.js';
 
 export interface TestService extends RunningService {
@@ -21,13 +23,26 @@ export interface TestService extends RunningService {
   config: Config;
 }
 
-/** Starts the real service on a free loopback port with its own data directory. */
+/**
+ * Starts the real service on a free loopback port with its own data directory, on the store
+ * under test (HEALTHSPAN_TEST_STORE): SQLite in that directory, or a fresh PostgreSQL database
+ * that `stop()` drops. A DATABASE_URL in `env` is used as it is (and not dropped).
+ */
 export async function startTestService(
   env: Record<string, string> = {},
   role: ServiceRole = 'all',
 ): Promise<TestService> {
   const dataDir = env.DATA_DIR ?? tempDataDir();
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
+  const database =
+    env.DATABASE_URL === undefined && testStoreKind() === 'postgres' ? await createTestDatabase() : undefined;
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    ...(database ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -35,7 +50,21 @@ export async function startTestService(
       cb();
     },
   });
-  const service = await startService(config, createLogger(config.logLevel, sink), role);
+  let service: RunningService;
+  try {
+    service = await startService(config, createLogger(config.logLevel, sink), role);
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+  if (database) {
+    const stop = service.stop.bind(service);
+    let stopped: Promise<void> | undefined;
+    service.stop = () => {
+      stopped ??= stop().finally(() => database.drop());
+      return stopped;
+    };
+  }
   return Object.assign(service, { logs, config });
 }
 

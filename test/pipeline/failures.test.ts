@@ -166,6 +166,7 @@ describe('pipeline failures', () => {
         env: {
           ...process.env,
           DATA_DIR: service.config.dataDir,
+          DATABASE_URL: service.config.databaseUrl ?? '',
           STALL_TYPE: 'pipeline.score',
           JOB_LEASE_SECONDS: '2',
           LOG_LEVEL: 'silent',

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retryDelayMs } from '../../src/queue/backoff.js';
 import { type ClaimedJob, type JobDefinition, PermanentJobError } from '../../src/queue/types.js';
 import { Worker } from '../../src/queue/worker.js';
-import { Store } from '../../src/store/index.js';
-import { tempDataDir } from '../helpers/dirs.js';
+import type { Store } from '../../src/store/index.js';
+import { openTestStore } from '../helpers/store.js';
 
 let store: Store;
 let tenantId: string;
@@ -12,8 +12,7 @@ const workers: Worker[] = [];
 const silent = pino({ level: 'silent' });
 
 beforeEach(async () => {
-  store = Store.open({ dataDir: tempDataDir(), databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 3 });
-  await store.migrate();
+  store = await openTestStore({ jobMaxAttempts: 3 });
   tenantId = (await store.accounts.createTenant('T')).tenantId;
 });
 afterEach(async () => {

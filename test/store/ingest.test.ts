@@ -1,17 +1,15 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
 import { type IngestCommand, IngestWriter } from '../../src/store/repositories/ingest.js';
-import { SqliteIngestBackend } from '../../src/store/sqlite/ingest-backend.js';
-import { tempDataDir } from '../helpers/dirs.js';
+import { openTestStore } from '../helpers/store.js';
 
 let store: Store;
 let partnerId: string;
 let tenantId: string;
 
 beforeEach(async () => {
-  store = Store.open({ dataDir: tempDataDir(), databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 });
-  await store.migrate();
+  store = await openTestStore({ jobMaxAttempts: 5 });
   const tenant = await store.accounts.createTenant('T');
   tenantId = tenant.tenantId;
   partnerId = (await store.accounts.createPartner(tenantId, 'P')).partnerId;
@@ -87,7 +85,7 @@ describe('IngestWriter', () => {
   it('frees a key after 24 hours', async () => {
     let now = new Date('2026-11-21T10:00:00Z');
     const writer = new IngestWriter(
-      new SqliteIngestBackend(store.prepared, store.jobs, store.connection.db),
+      store.ingestBackend,
       store.batcher,
       { idempotencyTtlMs: 24 * 3600 * 1000, slaSeconds: 300, maxAttempts: 5 },
       () => now,
@@ -104,10 +102,21 @@ describe('IngestWriter', () => {
       expect(later.submissionId).not.toBe(first.submissionId);
   });
 
-  it('uses synchronous=FULL and WAL so an acknowledged commit survives power loss', async () => {
-    const sync = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(store.connection.db);
-    expect(sync.rows[0]?.synchronous).toBe(2);
-    const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(store.connection.db);
-    expect(mode.rows[0]?.journal_mode).toBe('wal');
+  it('commits durably, so an acknowledged ingest survives power loss', async () => {
+    if (store.connection.dialect === 'sqlite') {
+      // synchronous=FULL with WAL: every commit is fsync'd.
+      const sync = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(store.connection.db);
+      expect(sync.rows[0]?.synchronous).toBe(2);
+      const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(store.connection.db);
+      expect(mode.rows[0]?.journal_mode).toBe('wal');
+    } else {
+      // A commit returns only once its WAL record is flushed: nothing in our sessions relaxes it.
+      const commit = await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(
+        store.connection.db,
+      );
+      expect(commit.rows[0]?.synchronous_commit).toBe('on');
+      const fsync = await sql<{ fsync: string }>`show fsync`.execute(store.connection.db);
+      expect(fsync.rows[0]?.fsync).toBe('on');
+    }
   });
 });

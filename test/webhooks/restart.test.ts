@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/signing.js';
 import { cliFor } from '../helpers/cli.js';
+import { createTestDatabase, type TestDatabase, testStoreKind } from '../helpers/database.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { TestReceiver } from '../helpers/receiver.js';
 import {
@@ -21,6 +22,7 @@ describe('delivery across a restart', () => {
   let url: string;
   let first: TestService;
   let second: TestService | undefined;
+  let database: TestDatabase | undefined;
 
   beforeAll(async () => {
     url = await receiver.start();
@@ -29,10 +31,17 @@ describe('delivery across a restart', () => {
     await second?.stop();
     await first.stop();
     await receiver.stop();
+    await database?.drop();
   });
 
   it('delivers after the service restarted between attempts', async () => {
-    const env = { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCHEDULE: '0s,3s,1s' };
+    // One database for both lives of the service (a service's own test database goes with it).
+    database = testStoreKind() === 'postgres' ? await createTestDatabase() : undefined;
+    const env = {
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '0s,3s,1s',
+      ...(database ? { DATABASE_URL: database.url } : {}),
+    };
     first = await startTestService(env);
     const account = await createAccount(first);
     const set = cliFor(first, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
@@ -46,11 +55,7 @@ describe('delivery across a restart', () => {
     const afterStop = receiver.deliveries.length;
 
     // The same data directory (and database), a new process's worth of state.
-    second = await startTestService({
-      ...env,
-      DATA_DIR: first.config.dataDir,
-      ...(first.config.databaseUrl ? { DATABASE_URL: first.config.databaseUrl } : {}),
-    });
+    second = await startTestService({ ...env, DATA_DIR: first.config.dataDir });
     await waitUntil(async () => receiver.deliveries.length >= 3, 30_000, 'the attempts after the restart');
     expect(afterStop).toBeLessThan(3);
     const attempts = receiver.deliveries.slice(0, 3);

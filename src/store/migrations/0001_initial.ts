@@ -1,10 +1,14 @@
 import { type Kysely, sql } from 'kysely';
 import type { SqlDialect } from '../codec.js';
 
-/** Column types per dialect, so one migration describes both stores. */
+/**
+ * Column types per dialect, so one migration describes both stores. JSON we write ourselves is
+ * `json` on PostgreSQL, not `jsonb`: it is checked on the way in and kept exactly as written
+ * (key order included, which reports render in), and nothing queries inside it.
+ */
 function types(dialect: SqlDialect) {
   return dialect === 'postgres'
-    ? ({ ts: 'timestamptz', bool: 'boolean', json: 'jsonb', uuid: 'uuid' } as const)
+    ? ({ ts: 'timestamptz', bool: 'boolean', json: 'json', uuid: 'uuid' } as const)
     : ({ ts: 'text', bool: 'integer', json: 'text', uuid: 'text' } as const);
 }
 
@@ -59,8 +63,11 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('correlation_id', 'text', (c) => c.notNull())
     .addColumn('request_id', 'text', (c) => c.notNull())
-    .addColumn('original_body', t.json, (c) => c.notNull())
-    .addColumn('normalised_body', t.json, (c) => c.notNull())
+    // Text on both stores: the original is the partner's bytes as received (a JSON type would
+    // refuse what JavaScript accepts, such as a lone surrogate escape), and the normalised body
+    // is read back as text by the pipeline.
+    .addColumn('original_body', 'text', (c) => c.notNull())
+    .addColumn('normalised_body', 'text', (c) => c.notNull())
     .addColumn('document_count', 'integer', (c) => c.notNull())
     .addColumn('marker_count', 'integer', (c) => c.notNull())
     .addColumn('received_at', t.ts, (c) => c.notNull())

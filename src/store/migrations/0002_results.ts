@@ -3,7 +3,7 @@ import type { SqlDialect } from '../codec.js';
 
 function types(dialect: SqlDialect) {
   return dialect === 'postgres'
-    ? ({ ts: 'timestamptz', json: 'jsonb', uuid: 'uuid', blob: 'bytea' } as const)
+    ? ({ ts: 'timestamptz', json: 'json', uuid: 'uuid', blob: 'bytea' } as const)
     : ({ ts: 'text', json: 'text', uuid: 'text', blob: 'blob' } as const);
 }
 

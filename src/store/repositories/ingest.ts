@@ -73,7 +73,7 @@ export class IngestWriter {
   async ingest(command: IngestCommand): Promise<IngestOutcome> {
     const outcome = await this.batcher.submit(
       (trx) => this.backend.writeOne(trx, command, this.clock(), this.policy),
-      { urgent: true },
+      { urgent: true, lockKey: `${command.partnerId}:${command.idempotencyKeyHash}` },
     );
     if (outcome.kind === 'created') this.onCommitted();
     return outcome;

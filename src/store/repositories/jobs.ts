@@ -196,9 +196,15 @@ export class JobsRepository {
   }
 
   /**
-   * Claims up to `limit` due jobs of the given types for `workerId`. One statement: the inner
-   * select picks the jobs (with SKIP LOCKED on PostgreSQL, where several workers race), the
-   * update takes the lease and counts the attempt.
+   * Claims up to `limit` due jobs of the given types for `workerId`, in one statement: the due
+   * jobs are picked, then the update takes their lease and counts the attempt.
+   *
+   * On PostgreSQL, where workers in several processes race, the pick is a materialized CTE with
+   * `FOR UPDATE SKIP LOCKED`: rows another transaction is claiming are skipped rather than waited
+   * for, and the fence makes the pick run exactly once (a subquery could be re-run by the plan
+   * and lock more than `limit` rows). A row another worker claimed and committed since this
+   * statement's snapshot is re-checked after locking, fails `status in (…)`, and is dropped. On
+   * SQLite the single writer connection serialises claims.
    */
   async claim(
     db: Db,
@@ -211,7 +217,7 @@ export class JobsRepository {
     if (limit <= 0 || types.length === 0) return [];
     const nowIso = now.toISOString();
     // Literal statuses, not parameters: only then can the planner use the partial index.
-    let due = db
+    const due = db
       .selectFrom('jobs')
       .select('id')
       .where(sql<boolean>`status in ('pending', 'retrying')`)
@@ -219,20 +225,27 @@ export class JobsRepository {
       .where('type', 'in', [...types])
       .orderBy('run_at')
       .limit(limit);
-    if (this.dialect === 'postgres') due = due.forUpdate().skipLocked();
-    const rows = await db
-      .updateTable('jobs')
-      .set({
-        status: 'running',
-        attempts: sql`attempts + 1`,
-        locked_by: workerId,
-        locked_until: new Date(now.getTime() + leaseMs).toISOString(),
-        started_at: sql`coalesce(started_at, ${nowIso})`,
-        updated_at: nowIso,
-      })
-      .where('id', 'in', due)
-      .returning(CLAIMED_COLUMNS)
-      .execute();
+    const lease = {
+      status: 'running',
+      attempts: sql<number>`attempts + 1`,
+      locked_by: workerId,
+      locked_until: new Date(now.getTime() + leaseMs).toISOString(),
+      started_at: sql<string>`coalesce(started_at, ${nowIso})`,
+      updated_at: nowIso,
+    };
+    const rows =
+      this.dialect === 'postgres'
+        ? await db
+            .with(
+              (cte) => cte('due').materialized(),
+              () => due.forUpdate().skipLocked(),
+            )
+            .updateTable('jobs')
+            .set(lease)
+            .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
+            .returning(CLAIMED_COLUMNS)
+            .execute()
+        : await db.updateTable('jobs').set(lease).where('id', 'in', due).returning(CLAIMED_COLUMNS).execute();
     return rows.map(toClaimed).sort((a, b) => a.id.localeCompare(b.id));
   }
 

@@ -1,0 +1,71 @@
+// The store a benchmark runs against: the embedded SQLite default in a temporary DATA_DIR, or
+// a fresh PostgreSQL database (created here, dropped afterwards) for `--store postgres`.
+// `query` reads the service's tables over a separate read-only connection, so measuring puts
+// no load on the API.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export async function openBenchStore(kind, name) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `healthspan-${name}-`));
+  if (kind === 'sqlite') {
+    const Database = (await import('better-sqlite3')).default;
+    let db;
+    return {
+      kind,
+      env: { DATA_DIR: dataDir },
+      label: 'SQLite FULL',
+      // Opened on first use: the service creates the file.
+      query(sql, params = []) {
+        db ??= new Database(path.join(dataDir, 'healthspan.sqlite'), { readonly: true });
+        return db.prepare(sql).all(...params);
+      },
+      /** `column in (<ids>)` for this dialect, with one parameter. */
+      inIds: (column) => `${column} in (select value from json_each(?))`,
+      idsParam: (ids) => JSON.stringify(ids),
+      async close() {
+        db?.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  if (kind !== 'postgres') throw new Error(`--store must be sqlite or postgres, got ${kind}`);
+  const pg = (await import('pg')).default;
+  const dbName = `hs_bench_${Date.now().toString(36)}`;
+  const adminClient = new pg.Client({ connectionString: ADMIN_URL });
+  await adminClient.connect();
+  await adminClient.query(`create database ${dbName}`);
+  await adminClient.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${dbName}`;
+  const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
+  // Shared by every process of the run, as a deployment would set them (docs/deployment.md).
+  const secret = 'bench-secret-bench-secret-bench-secret-0123456789';
+  return {
+    kind,
+    env: {
+      DATA_DIR: dataDir,
+      DATABASE_URL: url.toString(),
+      DOWNLOAD_SIGNING_SECRET: secret,
+      WEBHOOK_SECRETS_KEY: secret,
+    },
+    label: 'PostgreSQL',
+    async query(sql, params = []) {
+      let i = 0;
+      const text = sql.replace(/\?/g, () => `$${++i}`);
+      return (await pool.query(text, params)).rows;
+    },
+    inIds: (column) => `${column} = any(?::uuid[])`,
+    idsParam: (ids) => ids,
+    async close() {
+      await pool.end();
+      const again = new pg.Client({ connectionString: ADMIN_URL });
+      await again.connect();
+      await again.query(`drop database if exists ${dbName} with (force)`);
+      await again.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Database } from '../database.js';
+
+/**
+ * Time limits, so that no request or job waits forever on a database that is down or
+ * unreachable: each fails with an error instead, and the next attempt opens a new connection.
+ */
+export type PgTimeouts = Record<
+  'connectMs' | 'statementMs' | 'queryMs' | 'idleInTransactionMs' | 'idleMs',
+  number
+>;
+
+export const PG_TIMEOUTS: PgTimeouts = {
+  /** Opening a connection, or waiting for a free one in a full pool. */
+  connectMs: 5_000,
+  /** Server side: a statement running longer is cancelled (migrations lift it). */
+  statementMs: 15_000,
+  /** Client side, for a connection that stopped answering (longer than the statement limit). */
+  queryMs: 20_000,
+  /** A transaction left open by a stalled process releases its locks. */
+  idleInTransactionMs: 30_000,
+  /** Idle pooled connections are closed after this. */
+  idleMs: 30_000,
+};
+
+const builtins = pg.types.builtins;
+const defaultTimestamptz = pg.types.getTypeParser(builtins.TIMESTAMPTZ) as (text: string) => Date;
+const asText = (text: string): string => text;
+
+/**
+ * Values come back as the embedded store returns them, so repositories and tests see one shape:
+ * timestamps as ISO-8601 strings (millisecond precision, which is what is written), JSON as its
+ * text, and 64-bit integers (counts, the auth epoch) as numbers. Booleans, bytea and integers
+ * keep pg's own parsing. A per-pool parser set, not pg's global one, so nothing else in the
+ * process changes.
+ */
+const PARSERS = new Map<number, (text: string) => unknown>([
+  [builtins.TIMESTAMPTZ, (text) => defaultTimestamptz(text).toISOString()],
+  [builtins.JSON, asText],
+  [builtins.JSONB, asText],
+  [builtins.INT8, Number],
+]);
+
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    (format ?? 'text') === 'text' && PARSERS.has(oid)
+      ? PARSERS.get(oid)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+/** Settings shared by the pool and the job listener's own connection. */
+export function clientConfig(url: string, timeouts: PgTimeouts = PG_TIMEOUTS): pg.ClientConfig {
+  return {
+    connectionString: url,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.queryMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    application_name: 'healthspan',
+    types,
+  };
+}
+
+/** `postgresql://host:port/database`, never the user name, password or query parameters. */
+export function describePostgres(url: string): string {
+  try {
+    const u = new URL(url);
+    return `postgresql://${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname}`;
+  } catch {
+    return 'postgresql';
+  }
+}
+
+/** What a log line may say about a driver error: its message and code, nothing else. */
+export function pgErrorFields(error: unknown): { message: string; code?: string } {
+  const e = error as { message?: unknown; code?: unknown };
+  return {
+    message: typeof e?.message === 'string' ? e.message : String(error),
+    ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+  };
+}
+
+function isReadTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
+}
+
+export function connectPostgres(
+  url: string,
+  poolSize: number,
+  logger: Logger,
+  timeouts: PgTimeouts = PG_TIMEOUTS,
+): { db: Kysely<Database> } {
+  const pool = new pg.Pool({
+    ...clientConfig(url, timeouts),
+    max: poolSize,
+    idleTimeoutMillis: timeouts.idleMs,
+  });
+  // An idle connection that dies (server restart, network) is removed by the pool, which then
+  // emits 'error': without a listener that would end the process.
+  pool.on('error', (error) => {
+    logger.warn({ err: pgErrorFields(error) }, 'an idle PostgreSQL connection failed; the pool replaces it');
+  });
+  // A connection in use has no pool listener: its failure surfaces as the error of its next
+  // query, which the caller handles; this listener only keeps the event from ending the process.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    // A query that timed out on the client side is still outstanding on its connection (the
+    // network stopped answering), and every later query on it would queue behind it. Ending the
+    // client makes the pool drop it on release and open a fresh connection next time.
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (result instanceof Promise) {
+        result.catch((error: unknown) => {
+          if (isReadTimeout(error)) client.end().catch(() => {});
+        });
+      }
+      return result;
+    };
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db };
+}

@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Reporter, TestModule } from 'vitest/node';
+
+export interface ProjectSummary {
+  files: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** Sum of the files' test and hook time (they run in parallel, so more than the wall time). */
+  ms: number;
+}
+
+export const SUMMARY_FILE = path.resolve(import.meta.dirname, '../../test-output/test-summary.json');
+
+/**
+ * Writes what each project ran to test-output/test-summary.json, so CI can check that the
+ * PostgreSQL tests actually ran (none skipped) rather than trusting an exit code alone.
+ */
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+    const projects: Record<string, ProjectSummary> = {};
+    for (const module of modules) {
+      const name = module.project.name || 'default';
+      projects[name] ??= { files: 0, passed: 0, failed: 0, skipped: 0, ms: 0 };
+      const p = projects[name];
+      p.files += 1;
+      p.ms += Math.round(module.diagnostic().duration);
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') p.passed += 1;
+        else if (state === 'failed') p.failed += 1;
+        else p.skipped += 1;
+      }
+    }
+    fs.mkdirSync(path.dirname(SUMMARY_FILE), { recursive: true });
+    fs.writeFileSync(SUMMARY_FILE, `${JSON.stringify({ projects }, null, 2)}\n`);
+  }
+}

@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import type { IngestCommand, IngestOutcome } from '../../src/store/repositories/ingest.js';
+import { openSecondStore, openTestStore } from '../helpers/store.js';
+
+// Two stores on one database, each with its own pool: what two API processes are to PostgreSQL.
+let a: Store;
+let b: Store;
+let tenantId: string;
+let partnerId: string;
+
+beforeEach(async () => {
+  a = await openTestStore();
+  b = openSecondStore(a);
+  tenantId = (await a.accounts.createTenant('T')).tenantId;
+  partnerId = (await a.accounts.createPartner(tenantId, 'P')).partnerId;
+});
+afterEach(async () => {
+  await b.close();
+  await a.close();
+});
+
+function command(overrides: Partial<IngestCommand> = {}): IngestCommand {
+  return {
+    tenantId,
+    partnerId,
+    idempotencyKeyHash: 'k',
+    requestHash: 'h',
+    sameBody: () => false,
+    correlationId: 'c',
+    requestId: 'r',
+    partnerSubmissionId: 'ps',
+    partnerSubjectId: 'subj',
+    originalBody: '{}',
+    normalisedBody: '{}',
+    documentCount: 0,
+    markerCount: 14,
+    ...overrides,
+  };
+}
+
+async function count(table: 'submissions' | 'jobs' | 'idempotency_keys'): Promise<number> {
+  const row = await a.connection.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+function accepted(outcomes: IngestOutcome[]) {
+  return outcomes.map((o) => {
+    if (o.kind === 'mismatch') throw new Error('unexpected mismatch');
+    return o;
+  });
+}
+
+describe('PostgreSQL ingest across connections', () => {
+  it('creates exactly one submission for identical requests racing on two connections', async () => {
+    const rounds = 20;
+    for (let round = 0; round < rounds; round++) {
+      const key = `race-${round}`;
+      const outcomes = accepted(
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 === 0 ? a : b).ingest.ingest(command({ idempotencyKeyHash: key })),
+          ),
+        ),
+      );
+      expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(1);
+      const winner = outcomes.find((o) => o.kind === 'created')!;
+      for (const o of outcomes) {
+        expect(o.submissionId).toBe(winner.submissionId);
+        expect(o.jobId).toBe(winner.jobId);
+        expect(o.receivedAt).toBe(winner.receivedAt);
+      }
+    }
+    expect(await count('submissions')).toBe(rounds);
+    expect(await count('jobs')).toBe(rounds);
+    expect(await count('idempotency_keys')).toBe(rounds);
+  });
+
+  it('settles keys claimed in opposite orders by two processes: each key once, no request lost', async () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `order-${i}`);
+    // The two processes receive the same keys in opposite orders, each batching them into one
+    // transaction. Taken in arrival order, each batch would hold keys the other waits for (a
+    // deadlock: PostgreSQL aborts one, and its requests fail); batches take keys in key order.
+    const results = await Promise.allSettled([
+      ...keys.map((k) => a.ingest.ingest(command({ idempotencyKeyHash: k }))),
+      ...[...keys].reverse().map((k) => b.ingest.ingest(command({ idempotencyKeyHash: k }))),
+    ]);
+    expect(
+      results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)),
+    ).toEqual([]);
+    const outcomes = accepted(results.map((r) => (r as PromiseFulfilledResult<IngestOutcome>).value));
+    expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(keys.length);
+    expect(new Set(outcomes.map((o) => o.submissionId)).size).toBe(keys.length);
+    expect(await count('submissions')).toBe(keys.length);
+    expect(await count('jobs')).toBe(keys.length);
+  });
+
+  it('answers a mismatch when another process stored a different body under the key', async () => {
+    const first = await a.ingest.ingest(command({ idempotencyKeyHash: 'm', requestHash: 'one' }));
+    expect(first.kind).toBe('created');
+    const stored: string[] = [];
+    const second = await b.ingest.ingest(
+      command({
+        idempotencyKeyHash: 'm',
+        requestHash: 'two',
+        sameBody: (body) => {
+          stored.push(body);
+          return false;
+        },
+      }),
+    );
+    expect(second.kind).toBe('mismatch');
+    // The comparison saw the stored original body, byte for byte.
+    expect(stored).toEqual(['{}']);
+    const same = await b.ingest.ingest(
+      command({ idempotencyKeyHash: 'm', requestHash: 'two', sameBody: () => true }),
+    );
+    expect(same.kind).toBe('replayed');
+  });
+});

@@ -1,0 +1,165 @@
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobDefinition } from '../../src/queue/types.js';
+import { Worker } from '../../src/queue/worker.js';
+import type { Store } from '../../src/store/index.js';
+import { LISTENER_APPLICATION_NAME } from '../../src/store/postgres/job-listener.js';
+import { waitUntil } from '../helpers/pipeline.js';
+import { openSecondStore, openTestStore } from '../helpers/store.js';
+
+let a: Store;
+let b: Store;
+let tenantId: string;
+const workers: Worker[] = [];
+const TYPES = ['webhook.deliver'];
+
+beforeEach(async () => {
+  a = await openTestStore({ jobMaxAttempts: 3 });
+  b = openSecondStore(a);
+  tenantId = (await a.accounts.createTenant('T')).tenantId;
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop(1000)));
+  await b.close();
+  await a.close();
+});
+
+function startWorker(
+  store: Store,
+  definition: JobDefinition,
+  opts: { pollMs?: number; workerId?: string } = {},
+) {
+  const worker = new Worker({
+    jobs: store.jobs,
+    batcher: store.batcher,
+    notifier: store.notifier,
+    logger: pino({ level: 'silent' }),
+    definitions: { 'webhook.deliver': definition },
+    concurrency: 8,
+    leaseMs: 5000,
+    heartbeatMs: 1000,
+    pollMs: opts.pollMs ?? 200,
+    rescueEveryMs: 1000,
+    retryBaseMs: 40,
+    retryCapMs: 1000,
+    ...(opts.workerId ? { workerId: opts.workerId } : {}),
+  });
+  workers.push(worker);
+  worker.start();
+  return worker;
+}
+
+/** Enqueues through `store` without telling any in-process notifier. */
+async function enqueue(store: Store): Promise<string> {
+  const now = new Date();
+  return store.jobs.enqueue(
+    store.connection.db,
+    {
+      type: 'webhook.deliver',
+      tenantId,
+      submissionId: null,
+      correlationId: 'c',
+      requestId: 'r',
+      acceptedAt: now.toISOString(),
+      slaDeadlineAt: null,
+      maxAttempts: 3,
+    },
+    now,
+  );
+}
+
+async function status(id: string): Promise<string> {
+  const row = await a.connection.db
+    .selectFrom('jobs')
+    .select('status')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.status ?? 'missing';
+}
+
+/** Backends of this database that are job listeners. */
+async function listeners(): Promise<number[]> {
+  const { rows } = await sql<{ pid: number }>`
+    select pid from pg_stat_activity
+    where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(
+    a.connection.db,
+  );
+  return rows.map((r) => r.pid);
+}
+
+const noop: JobDefinition = { run: async () => async () => {} };
+
+describe('PostgreSQL job queue across processes', () => {
+  it('wakes an idle worker in another process through LISTEN/NOTIFY', async () => {
+    startWorker(b, noop, { pollMs: 3_600_000 });
+    await waitUntil(async () => (await listeners()).length === 1, 10_000, 'the listener');
+    // Its first claim (made on connecting) has found nothing; the poll is an hour away.
+    await new Promise((r) => setTimeout(r, 200));
+    const id = await enqueue(a);
+    await waitUntil(async () => (await status(id)) === 'completed', 10_000, 'the notified worker');
+  });
+
+  it('listens again after its connection is killed, and is woken on the new one', async () => {
+    startWorker(b, noop, { pollMs: 3_600_000 });
+    const [first] = await waitUntil(async () => {
+      const pids = await listeners();
+      return pids.length === 1 && pids;
+    });
+    await sql`select pg_terminate_backend(${first})`.execute(a.connection.db);
+    await waitUntil(
+      async () => {
+        const pids = await listeners();
+        return pids.length === 1 && pids[0] !== first;
+      },
+      15_000,
+      'a new listener',
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const id = await enqueue(a);
+    await waitUntil(async () => (await status(id)) === 'completed', 10_000, 'the notified worker');
+  });
+
+  it('skips jobs another transaction is claiming instead of waiting for them (SKIP LOCKED)', async () => {
+    const ids = await Promise.all(Array.from({ length: 10 }, () => enqueue(a)));
+    const now = new Date();
+    await a.connection.db.transaction().execute(async (trx) => {
+      const mine = await a.jobs.claim(trx, 'worker-a', TYPES, 4, 5000, now);
+      expect(mine).toHaveLength(4);
+      // While worker-a's claim is uncommitted, worker-b (another connection) takes the rest at
+      // once. Without SKIP LOCKED this would wait for worker-a, which waits for it: the test hangs.
+      const theirs = await b.jobs.claim(b.connection.db, 'worker-b', TYPES, 10, 5000, now);
+      expect(theirs).toHaveLength(6);
+      const all = [...mine, ...theirs].map((j) => j.id).sort();
+      expect(all).toEqual([...ids].sort());
+    });
+  });
+
+  it('runs every job exactly once with workers in two processes, never one job on both at once', async () => {
+    const active = new Set<string>();
+    const runs = new Map<string, string[]>();
+    let overlap = false;
+    const definition = (name: string): JobDefinition => ({
+      run: async (j) => {
+        if (active.has(j.id)) overlap = true;
+        active.add(j.id);
+        runs.set(j.id, [...(runs.get(j.id) ?? []), name]);
+        await new Promise((r) => setTimeout(r, 2 + Math.random() * 8));
+        active.delete(j.id);
+        return async () => {};
+      },
+    });
+    startWorker(a, definition('a'), { workerId: 'a' });
+    startWorker(b, definition('b'), { workerId: 'b' });
+    const ids = await Promise.all(Array.from({ length: 200 }, (_, i) => enqueue(i % 2 === 0 ? a : b)));
+    await waitUntil(async () => {
+      const rows = await a.connection.db.selectFrom('jobs').select('status').execute();
+      return rows.every((r) => r.status === 'completed');
+    }, 20_000);
+    expect(overlap).toBe(false);
+    expect(ids.every((id) => runs.get(id)?.length === 1)).toBe(true);
+    // Both processes took part.
+    const by = new Set([...runs.values()].flat());
+    expect(by).toEqual(new Set(['a', 'b']));
+  });
+});
