@@ -80,15 +80,19 @@ export class Store {
   }
 
   /** `logger` receives connection trouble (never credentials); silent when not given. */
-  static open(config: StoreConfig, logger?: Logger): Store {
-    const log = logger ?? pino({ level: 'silent' });
+  static open(config: StoreConfig, logger: Logger = pino({ level: 'silent' })): Store {
     const connection = connectStore({
       dataDir: config.dataDir,
       databaseUrl: config.databaseUrl,
+      // Callers without a full Config (tests, tools) get the setting's default.
       poolSize: config.databasePoolSize ?? 10,
-      logger: log,
+      logger,
     });
-    return new Store(connection, { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts }, log);
+    return new Store(
+      connection,
+      { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts },
+      logger,
+    );
   }
 
   forTenant(tenantId: string): { submissions: TenantSubmissions; results: TenantResults } {
