@@ -94,7 +94,8 @@ describe('PostgreSQL going away', () => {
       return res.status === 202 && res;
     });
     expect(after.json.status).toBe('accepted');
-    expect((await getJson(service, '/ready')).status).toBe(200);
+    // Ready again once the worker's next read of the queue succeeds (its poll is 1 s).
+    await waitUntil(async () => (await getJson(service, '/ready')).status === 200, 10_000, 'readiness');
     for (const id of [before.json.submissionId, after.json.submissionId]) {
       await waitUntil(
         async () => {
