@@ -5,7 +5,7 @@ const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks'].ma
   (d) => `test/${d}/**/*.test.ts`,
 );
 /** What only PostgreSQL has: several connections racing, LISTEN/NOTIFY, a server that goes away. */
-const POSTGRES_ONLY = ['test/postgres/**/*.test.ts'];
+const POSTGRES_ONLY = ['test/postgres/**/*.test.ts', 'test/scale/**/*.test.ts'];
 
 export default defineConfig({
   test: {

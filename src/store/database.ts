@@ -62,6 +62,18 @@ export interface SubmissionTable {
   updated_at: Timestamp;
 }
 
+/** The history of a job's attempts (`0006_job_attempts`). */
+export interface JobAttemptTable {
+  id: string;
+  job_id: string;
+  attempt: number;
+  worker_id: string;
+  started_at: Timestamp;
+  finished_at: NullableTimestamp;
+  /** completed, retrying, failed or released; null while running. */
+  outcome: string | null;
+}
+
 export interface JobTable {
   id: string;
   tenant_id: string;
@@ -180,6 +192,7 @@ export interface Database {
   auth_state: AuthStateTable;
   submissions: SubmissionTable;
   jobs: JobTable;
+  job_attempts: JobAttemptTable;
   idempotency_keys: IdempotencyKeyTable;
   results: ResultTable;
   artifacts: ArtifactTable;

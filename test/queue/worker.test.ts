@@ -136,6 +136,13 @@ describe('Worker', () => {
     // base 40 ms: the first retry waits 20–40 ms, the second 40–80 ms.
     expect(attemptsAt[1]! - attemptsAt[0]!).toBeGreaterThanOrEqual(20);
     expect(attemptsAt[2]! - attemptsAt[1]!).toBeGreaterThanOrEqual(40);
+    const log = await store.jobs.attempts(store.connection.db, id);
+    expect(log.map((a) => [a.attempt, a.outcome])).toEqual([
+      [1, 'retrying'],
+      [2, 'retrying'],
+      [3, 'failed'],
+    ]);
+    expect(log.every((a) => a.finished_at !== null)).toBe(true);
   });
 
   it('fails a permanent error at once', async () => {
@@ -181,6 +188,11 @@ describe('Worker', () => {
     expect(row.attempts).toBe(2);
     expect(runs).toHaveLength(1);
     expect(runs[0]).not.toBe('dead-worker');
+    const log = await store.jobs.attempts(store.connection.db, id);
+    expect(log.map((a) => [a.attempt, a.worker_id === 'dead-worker', a.outcome])).toEqual([
+      [1, true, 'retrying'],
+      [2, false, 'completed'],
+    ]);
   });
 
   it('never runs one job on two workers at once, and runs every job exactly once', async () => {
@@ -206,6 +218,12 @@ describe('Worker', () => {
     });
     expect(overlap).toBe(false);
     expect(ids.every((id) => runsPerJob.get(id) === 1)).toBe(true);
+    // The attempts log agrees: one attempt per job, by one worker, completed.
+    for (const id of ids) {
+      const log = await store.jobs.attempts(store.connection.db, id);
+      expect(log.map((a) => [a.attempt, a.outcome])).toEqual([[1, 'completed']]);
+      expect(['a', 'b']).toContain(log[0]!.worker_id);
+    }
   });
 
   it('keeps a long job alive with its heartbeat beyond the lease', async () => {
@@ -244,5 +262,7 @@ describe('Worker', () => {
     expect(row.status).toBe('pending');
     expect(row.attempts).toBe(0);
     expect(row.locked_by).toBeNull();
+    const log = await store.jobs.attempts(store.connection.db, id);
+    expect(log.map((a) => [a.attempt, a.outcome])).toEqual([[1, 'released']]);
   });
 });

@@ -5,6 +5,7 @@ import * as m0002 from './0002_results.js';
 import * as m0003 from './0003_running_jobs_index.js';
 import * as m0004 from './0004_webhooks.js';
 import * as m0005 from './0005_job_notifications.js';
+import * as m0006 from './0006_job_attempts.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void>;
@@ -17,4 +18,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0003_running_jobs_index': m0003,
   '0004_webhooks': m0004,
   '0005_job_notifications': m0005,
+  '0006_job_attempts': m0006,
 };

@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The operator CLI as a child process: its one JSON line, or a thrown error with its stderr. */
+export function cli(env: Record<string, string>, args: string[]): Record<string, unknown> {
+  const res = spawnSync(BIN, args, {
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+  });
+  if (res.status !== 0) throw new Error(`healthspan ${args.join(' ')} failed: ${res.stderr}`);
+  return JSON.parse(res.stdout) as Record<string, unknown>;
+}
+
+export interface ServiceProcess {
+  role: 'api' | 'worker' | 'all';
+  url: string;
+  child: ChildProcess;
+  output: string[];
+}
+
+/** `healthspan serve --role …` in its own process, waited for until `/ready` answers 200. */
+export async function serveProcess(
+  role: ServiceProcess['role'],
+  env: Record<string, string>,
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(BIN, ['serve', '--role', role], {
+    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
+  child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`serve --role ${role} exited: ${output.join('')}`);
+    try {
+      if ((await fetch(`${url}/ready`)).status === 200) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`serve --role ${role} not ready: ${output.join('')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { role, url, child, output };
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within `graceMs`. */
+export async function stopProcess(p: ServiceProcess, graceMs = 15_000): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise((r) => p.child.once('exit', r));
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
