@@ -37,6 +37,8 @@ export class Store {
   readonly artifacts: ArtifactStore;
   /** Group commit for job completions and other worker writes. */
   readonly batcher: CommitBatcher;
+  /** Where ingest commits: the batcher itself on SQLite, parallel lanes on PostgreSQL. */
+  private readonly ingestLanes: CommitBatcher[];
   /** Callback endpoints, sealed secrets, the event outbox and the attempt log. */
   readonly webhooks: WebhooksRepository;
   /**
@@ -63,9 +65,13 @@ export class Store {
     this.ingestBackend = connection.sqlite
       ? new SqliteIngestBackend(this.prepared, this.jobs, connection.db)
       : new PostgresIngestBackend(this.prepared, connection.db);
+    // PostgreSQL: four ingest lanes besides the workers' batcher (docs/performance.md).
+    this.ingestLanes = connection.sqlite
+      ? [this.batcher]
+      : Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared));
     this.ingest = new IngestWriter(
       this.ingestBackend,
-      this.batcher,
+      this.ingestLanes,
       {
         idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
         slaSeconds: policy.slaSeconds,
@@ -116,7 +122,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    await this.batcher.drain();
+    await Promise.all([this.batcher, ...this.ingestLanes].map((b) => b.drain()));
     await this.notifier.close();
     await this.connection.close();
   }

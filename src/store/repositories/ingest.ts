@@ -63,7 +63,13 @@ export interface IngestBackend {
 export class IngestWriter {
   constructor(
     private readonly backend: IngestBackend,
-    private readonly batcher: CommitBatcher,
+    /**
+     * Commit lanes. SQLite has one connection and so one lane. On PostgreSQL several lanes
+     * commit at once on their own connections: a lane's batch is a round trip per submission
+     * plus a commit that holds the server's notification lock until its WAL flush (the job
+     * trigger's NOTIFY), so one lane would cap ingest at what one connection can do in turn.
+     */
+    private readonly lanes: readonly CommitBatcher[],
     private readonly policy: IngestPolicy,
     private readonly clock: () => Date = () => new Date(),
     /** Called after each commit that created a submission (and so its first job). */
@@ -71,11 +77,24 @@ export class IngestWriter {
   ) {}
 
   async ingest(command: IngestCommand): Promise<IngestOutcome> {
-    const outcome = await this.batcher.submit(
+    const lockKey = `${command.partnerId}:${command.idempotencyKeyHash}`;
+    // The same key always takes the same lane: its requests queue behind each other there.
+    const lane = this.lanes[laneOf(lockKey, this.lanes.length)]!;
+    const outcome = await lane.submit(
       (trx) => this.backend.writeOne(trx, command, this.clock(), this.policy),
-      { urgent: true, lockKey: `${command.partnerId}:${command.idempotencyKeyHash}` },
+      {
+        urgent: true,
+        lockKey,
+      },
     );
     if (outcome.kind === 'created') this.onCommitted();
     return outcome;
   }
+}
+
+function laneOf(key: string, lanes: number): number {
+  if (lanes === 1) return 0;
+  let h = 0;
+  for (let i = 0; i < key.length; i++) h = (Math.imul(h, 31) + key.charCodeAt(i)) | 0;
+  return Math.abs(h) % lanes;
 }
