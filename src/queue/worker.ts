@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { JobType } from '../domain/statuses.js';
-import type { CommitBatcher } from '../store/commit-batcher.js';
+import type { Committer } from '../store/commit-batcher.js';
 import type { JobsRepository } from '../store/repositories/jobs.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobNotifier } from './notifier.js';
@@ -9,7 +9,7 @@ import { type ClaimedJob, type JobDefinition, PermanentJobError } from './types.
 
 export interface WorkerOptions {
   jobs: JobsRepository;
-  batcher: CommitBatcher;
+  batcher: Committer;
   notifier: JobNotifier;
   logger: Logger;
   definitions: Partial<Record<JobType, JobDefinition>>;

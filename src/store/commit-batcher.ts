@@ -13,6 +13,45 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/** Where units of work are committed: one batcher (SQLite), or several lanes (PostgreSQL). */
+export interface Committer {
+  submit<T>(work: Work<T>, options?: { urgent?: boolean; lockKey?: string }): Promise<T>;
+  drain(): Promise<void>;
+}
+
+/**
+ * Several batchers committing at once, each on its own pooled connection (PostgreSQL). One
+ * batcher runs its transactions one after another, a network round trip per statement plus a
+ * commit that waits for the WAL flush (holding the notification lock when it enqueued jobs),
+ * so one alone caps a process at what one connection does in turn. Units with a `lockKey`
+ * (an idempotency key) always take the same lane; others go round the lanes.
+ */
+export class CommitLanes implements Committer {
+  private next = 0;
+
+  constructor(private readonly lanes: readonly CommitBatcher[]) {
+    if (lanes.length === 0) throw new Error('CommitLanes needs at least one lane');
+  }
+
+  submit<T>(work: Work<T>, options: { urgent?: boolean; lockKey?: string } = {}): Promise<T> {
+    const index =
+      options.lockKey === undefined
+        ? this.next++ % this.lanes.length
+        : hash(options.lockKey) % this.lanes.length;
+    return this.lanes[index]!.submit(work, options);
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => lane.drain()));
+  }
+}
+
+function hash(key: string): number {
+  let h = 0;
+  for (let i = 0; i < key.length; i++) h = (Math.imul(h, 31) + key.charCodeAt(i)) | 0;
+  return Math.abs(h);
+}
+
 /**
  * The store's one write path, for ingest and workers alike: group commit. Everything
  * submitted during one turn of the event loop runs in one transaction, so one durable commit
@@ -21,7 +60,7 @@ interface Pending {
  * only that unit fails. A unit may therefore run twice: it must keep its in-memory effects in
  * its return value, or reset them when it starts.
  */
-export class CommitBatcher {
+export class CommitBatcher implements Committer {
   private queue: Pending[] = [];
   private scheduled: false | 'soon' | 'later' = false;
   private timer: NodeJS.Timeout | undefined;

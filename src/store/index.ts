@@ -2,7 +2,7 @@ import pino, { type Logger } from 'pino';
 import type { Config } from '../config.js';
 import { JobNotifier } from '../queue/notifier.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
-import { CommitBatcher } from './commit-batcher.js';
+import { CommitBatcher, CommitLanes, type Committer } from './commit-batcher.js';
 import { connectStore, type StoreConnection } from './connect.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { PostgresIngestBackend } from './postgres/ingest-backend.js';
@@ -36,9 +36,7 @@ export class Store {
   /** Report bytes, in the database, written in the transaction that makes them available. */
   readonly artifacts: ArtifactStore;
   /** Group commit for job completions and other worker writes. */
-  readonly batcher: CommitBatcher;
-  /** Where ingest commits: the batcher itself on SQLite, parallel lanes on PostgreSQL. */
-  private readonly ingestLanes: CommitBatcher[];
+  readonly batcher: Committer;
   /** Callback endpoints, sealed secrets, the event outbox and the attempt log. */
   readonly webhooks: WebhooksRepository;
   /**
@@ -57,7 +55,10 @@ export class Store {
       ? new SqlitePreparedRunner(connection.sqlite)
       : new KyselyPreparedRunner();
     this.artifacts = new DatabaseArtifactStore(connection.db, this.prepared);
-    this.batcher = new CommitBatcher(connection.db, this.prepared);
+    // SQLite: one connection, one batcher. PostgreSQL: four lanes committing at once.
+    this.batcher = connection.sqlite
+      ? new CommitBatcher(connection.db, this.prepared)
+      : new CommitLanes(Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared)));
     this.notifier = new JobNotifier(
       connection.postgres ? new PostgresJobListener(connection.postgres.clientConfig, logger) : undefined,
     );
@@ -65,13 +66,9 @@ export class Store {
     this.ingestBackend = connection.sqlite
       ? new SqliteIngestBackend(this.prepared, this.jobs, connection.db)
       : new PostgresIngestBackend(this.prepared, connection.db);
-    // PostgreSQL: four ingest lanes besides the workers' batcher (docs/performance.md).
-    this.ingestLanes = connection.sqlite
-      ? [this.batcher]
-      : Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared));
     this.ingest = new IngestWriter(
       this.ingestBackend,
-      this.ingestLanes,
+      this.batcher,
       {
         idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
         slaSeconds: policy.slaSeconds,
@@ -122,7 +119,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.batcher, ...this.ingestLanes].map((b) => b.drain()));
+    await this.batcher.drain();
     await this.notifier.close();
     await this.connection.close();
   }

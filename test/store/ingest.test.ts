@@ -86,7 +86,7 @@ describe('IngestWriter', () => {
     let now = new Date('2026-11-21T10:00:00Z');
     const writer = new IngestWriter(
       store.ingestBackend,
-      [store.batcher],
+      store.batcher,
       { idempotencyTtlMs: 24 * 3600 * 1000, slaSeconds: 300, maxAttempts: 5 },
       () => now,
     );

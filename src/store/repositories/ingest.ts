@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { SqlDialect } from '../codec.js';
-import type { CommitBatcher } from '../commit-batcher.js';
+import type { Committer } from '../commit-batcher.js';
 import type { Database } from '../database.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -63,13 +63,7 @@ export interface IngestBackend {
 export class IngestWriter {
   constructor(
     private readonly backend: IngestBackend,
-    /**
-     * Commit lanes. SQLite has one connection and so one lane. On PostgreSQL several lanes
-     * commit at once on their own connections: a lane's batch is a round trip per submission
-     * plus a commit that holds the server's notification lock until its WAL flush (the job
-     * trigger's NOTIFY), so one lane would cap ingest at what one connection can do in turn.
-     */
-    private readonly lanes: readonly CommitBatcher[],
+    private readonly committer: Committer,
     private readonly policy: IngestPolicy,
     private readonly clock: () => Date = () => new Date(),
     /** Called after each commit that created a submission (and so its first job). */
@@ -77,24 +71,12 @@ export class IngestWriter {
   ) {}
 
   async ingest(command: IngestCommand): Promise<IngestOutcome> {
-    const lockKey = `${command.partnerId}:${command.idempotencyKeyHash}`;
-    // The same key always takes the same lane: its requests queue behind each other there.
-    const lane = this.lanes[laneOf(lockKey, this.lanes.length)]!;
-    const outcome = await lane.submit(
+    const outcome = await this.committer.submit(
       (trx) => this.backend.writeOne(trx, command, this.clock(), this.policy),
-      {
-        urgent: true,
-        lockKey,
-      },
+      // The same key always takes the same lane (PostgreSQL): its requests queue there.
+      { urgent: true, lockKey: `${command.partnerId}:${command.idempotencyKeyHash}` },
     );
     if (outcome.kind === 'created') this.onCommitted();
     return outcome;
   }
-}
-
-function laneOf(key: string, lanes: number): number {
-  if (lanes === 1) return 0;
-  let h = 0;
-  for (let i = 0; i < key.length; i++) h = (Math.imul(h, 31) + key.charCodeAt(i)) | 0;
-  return Math.abs(h) % lanes;
 }
