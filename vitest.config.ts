@@ -4,8 +4,11 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks'].map(
   (d) => `test/${d}/**/*.test.ts`,
 );
-/** What only PostgreSQL has: several connections racing, LISTEN/NOTIFY, a server that goes away. */
-const POSTGRES_ONLY = ['test/postgres/**/*.test.ts'];
+/**
+ * What only PostgreSQL has: several connections racing, LISTEN/NOTIFY, a server that goes away;
+ * and whole processes under faults (test/scale: its own cluster, restarted mid-load).
+ */
+const POSTGRES_ONLY = ['test/postgres/**/*.test.ts', 'test/scale/**/*.test.ts'];
 
 export default defineConfig({
   test: {
