@@ -4,7 +4,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks'].map(
   (d) => `test/${d}/**/*.test.ts`,
 );
-/** What only PostgreSQL has: several connections racing, LISTEN/NOTIFY, a server that goes away. */
+/**
+ * What only PostgreSQL has: several connections racing, LISTEN/NOTIFY, a server that goes away;
+ * and whole processes under faults (test/scale: 2 API + 2 workers at scale; a private cluster restarted mid-load).
+ */
 const POSTGRES_ONLY = ['test/postgres/**/*.test.ts', 'test/scale/**/*.test.ts'];
 
 export default defineConfig({

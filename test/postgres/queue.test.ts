@@ -135,6 +135,38 @@ describe('PostgreSQL job queue across processes', () => {
     });
   });
 
+  it('extends leases without waiting for a job another transaction is finishing (no heartbeat deadlock)', async () => {
+    await Promise.all([enqueue(a), enqueue(a)]);
+    const now = new Date();
+    const [x, y] = await a.jobs.claim(a.connection.db, 'worker-a', TYPES, 2, 5000, now);
+    const leaseOf = async (id: string) =>
+      (
+        await a.connection.db
+          .selectFrom('jobs')
+          .select('locked_until')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).locked_until;
+    const before = await leaseOf(y!.id);
+    const later = new Date(now.getTime() + 1000);
+    await b.connection.db.transaction().execute(async (trx) => {
+      // Another connection is completing x and holds its row lock until it commits, as a group
+      // commit does. A heartbeat that waited for that lock could close a cycle with it (the
+      // transaction next locks a row the heartbeat holds): a deadlock PostgreSQL breaks by
+      // aborting one. The heartbeat skips x instead and still extends y.
+      await b.jobs.complete(trx, x!, later);
+      const lost = await Promise.race([
+        a.jobs.heartbeat('worker-a', [x!.id, y!.id], 60_000, later),
+        new Promise<'waited'>((r) => setTimeout(() => r('waited'), 3000)),
+      ]);
+      expect(lost).toEqual([]);
+    });
+    expect(Date.parse((await leaseOf(y!.id)) as string)).toBeGreaterThan(Date.parse(before as string));
+    expect(await status(x!.id)).toBe('completed');
+    // Once committed elsewhere, x is no longer held: the next beat reports it lost.
+    expect(await a.jobs.heartbeat('worker-a', [x!.id, y!.id], 60_000, later)).toEqual([x!.id]);
+  });
+
   it('runs every job exactly once with workers in two processes, never one job on both at once', async () => {
     const active = new Set<string>();
     const runs = new Map<string, string[]>();

@@ -319,13 +319,53 @@ export class JobsRepository {
   /** Extends the leases this worker still holds; returns the ids it no longer holds. */
   async heartbeat(workerId: string, ids: string[], leaseMs: number, now: Date): Promise<string[]> {
     if (ids.length === 0) return [];
+    const lockedUntil = new Date(now.getTime() + leaseMs).toISOString();
+    if (this.dialect !== 'postgres') {
+      const held = await this.db
+        .updateTable('jobs')
+        .set({ locked_until: lockedUntil })
+        .where('id', 'in', ids)
+        .where('locked_by', '=', workerId)
+        .where('status', '=', 'running')
+        .returning('id')
+        .execute();
+      const kept = new Set(held.map((r) => r.id));
+      return ids.filter((id) => !kept.has(id));
+    }
+    // PostgreSQL: the heartbeat must never wait for a row lock. A plain multi-row UPDATE locks
+    // its rows in whatever order the plan visits them, while a group-commit transaction (this
+    // worker's completions, or another worker's rescue) locks the same jobs one by one in its own
+    // order and holds them to its commit: each then waits for the other, and PostgreSQL aborts
+    // one as a deadlock after a second (found by test/scale/fault.test.ts, with a backlog after an
+    // outage). So the leases are extended only on rows nobody else has locked (`SKIP LOCKED`);
+    // a row skipped is being finished or rescued right now, and the next beat settles it. A job
+    // counts as lost only when the statement's snapshot shows it no longer held by this worker,
+    // exactly as before.
     const held = await this.db
-      .updateTable('jobs')
-      .set({ locked_until: new Date(now.getTime() + leaseMs).toISOString() })
+      .with(
+        (cte) => cte('free').materialized(),
+        (db) =>
+          db
+            .selectFrom('jobs')
+            .select('id')
+            .where('id', 'in', ids)
+            .where('locked_by', '=', workerId)
+            .where('status', '=', 'running')
+            .forUpdate()
+            .skipLocked(),
+      )
+      .with('extended', (db) =>
+        db
+          .updateTable('jobs')
+          .set({ locked_until: lockedUntil })
+          .where('id', 'in', (eb) => eb.selectFrom('free').select('free.id'))
+          .returning('jobs.id'),
+      )
+      .selectFrom('jobs')
+      .select('id')
       .where('id', 'in', ids)
       .where('locked_by', '=', workerId)
       .where('status', '=', 'running')
-      .returning('id')
       .execute();
     const kept = new Set(held.map((r) => r.id));
     return ids.filter((id) => !kept.has(id));
