@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /**
  * Row types as the drivers return them. Timestamps are ISO-8601 text on SQLite and
@@ -64,7 +64,7 @@ export interface SubmissionTable {
 
 /** The history of a job's attempts (`0006_job_attempts`). */
 export interface JobAttemptTable {
-  id: string;
+  id: Generated<number>;
   job_id: string;
   attempt: number;
   worker_id: string;

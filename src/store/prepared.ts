@@ -18,7 +18,20 @@ export interface NamedQuery {
   bind(values: Record<string, unknown>): unknown[];
 }
 
+/** Hot-path SQL texts and the server-side prepared statement name each runs under. */
+const statementNames = new Map<string, string>();
+
+/**
+ * The name under which PostgreSQL keeps `sql` prepared on each connection, when it is one of
+ * the queries built once with `namedQuery`: parsing and planning them on every execution
+ * (what an unnamed statement costs) was most of the database's CPU on the ingest path.
+ */
+export function preparedStatementName(sql: string): string | undefined {
+  return statementNames.get(sql);
+}
+
 export function namedQuery(compiled: { sql: string; parameters: readonly unknown[] }): NamedQuery {
+  if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `hs_${statementNames.size + 1}`);
   const order = compiled.parameters.map((p) => {
     if (typeof p !== 'string' || !p.startsWith(SLOT)) {
       throw new Error(`prepared query has a literal parameter ${String(p)}; use slot() for every value`);

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Database } from '../database.js';
+import { preparedStatementName } from '../prepared.js';
 
 /**
  * Time limits, so that no request or job waits forever on a database that is down or
@@ -113,7 +114,9 @@ export function connectPostgres(
     // client makes the pool drop it on release and open a fresh connection next time.
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as { query: unknown }).query = (...args: unknown[]) => {
-      const result = query(...args);
+      // A hot-path query built once runs as a named (server-side prepared) statement.
+      const name = typeof args[0] === 'string' ? preparedStatementName(args[0]) : undefined;
+      const result = name ? query({ name, text: args[0], values: args[1] }) : query(...args);
       if (result instanceof Promise) {
         result.catch((error: unknown) => {
           if (isReadTimeout(error)) client.end().catch(() => {});

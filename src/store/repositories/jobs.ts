@@ -55,12 +55,7 @@ function toClaimed(row: {
 /** The job table's state machine. Every write after a claim is fenced on the lease owner. */
 export class JobsRepository {
   // Run for every job: built once, run as prepared statements.
-  private readonly q: {
-    enqueue: NamedQuery;
-    finish: NamedQuery;
-    attemptStarted: NamedQuery;
-    attemptEnded: NamedQuery;
-  };
+  private readonly q: { enqueue: NamedQuery; finish: NamedQuery };
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -116,56 +111,10 @@ export class JobsRepository {
           .where('status', '=', slot('running'))
           .compile(),
       ),
-      attemptStarted: namedQuery(
-        db
-          .insertInto('job_attempts')
-          .values({
-            id: slot('id'),
-            job_id: slot('jobId'),
-            attempt: slot<number>('attempt'),
-            worker_id: slot('workerId'),
-            started_at: slot('now'),
-            finished_at: slot('nothing'),
-            outcome: slot('nothing'),
-          })
-          .compile(),
-      ),
-      attemptEnded: namedQuery(
-        db
-          .updateTable('job_attempts')
-          .set({ finished_at: slot('now'), outcome: slot('outcome') })
-          .where('job_id', '=', slot('jobId'))
-          .where('attempt', '=', slot<number>('attempt'))
-          .where('worker_id', '=', slot('workerId'))
-          .where('finished_at', 'is', null)
-          .compile(),
-      ),
     };
   }
 
-  /** Logs the start of an attempt, in the transaction that claimed it. */
-  private async attemptStarted(db: Db, job: ClaimedJob, nowIso: string): Promise<void> {
-    await this.runner.run(db, this.q.attemptStarted, {
-      id: newId(),
-      jobId: job.id,
-      attempt: job.attempt,
-      workerId: job.lockedBy,
-      now: nowIso,
-      nothing: null,
-    });
-  }
-
-  private async attemptEnded(db: Db, job: ClaimedJob, outcome: string, nowIso: string): Promise<void> {
-    await this.runner.run(db, this.q.attemptEnded, {
-      now: nowIso,
-      outcome,
-      jobId: job.id,
-      attempt: job.attempt,
-      workerId: job.lockedBy,
-    });
-  }
-
-  /** A job's attempts in order (tests and operators). */
+  /** A job's attempts in order, as the `job_attempts` triggers recorded them (tests and operators). */
   async attempts(db: Db, jobId: string) {
     return db
       .selectFrom('job_attempts')
@@ -187,9 +136,7 @@ export class JobsRepository {
     now: Date,
     lease: { workerId: string; leaseMs: number },
   ): Promise<ClaimedJob> {
-    const claimed = await this.insert(db, job, now, lease);
-    await this.attemptStarted(db, claimed, now.toISOString());
-    return claimed;
+    return this.insert(db, job, now, lease);
   }
 
   private async insert(
@@ -256,7 +203,6 @@ export class JobsRepository {
       owner: job.lockedBy,
       running: 'running',
     });
-    if (changed === 1) await this.attemptEnded(db, job, change.status, nowIso);
     return changed === 1;
   }
 
@@ -311,9 +257,7 @@ export class JobsRepository {
             .returning(CLAIMED_COLUMNS)
             .execute()
         : await db.updateTable('jobs').set(lease).where('id', 'in', due).returning(CLAIMED_COLUMNS).execute();
-    const claimed = rows.map(toClaimed).sort((a, b) => a.id.localeCompare(b.id));
-    for (const job of claimed) await this.attemptStarted(db, job, nowIso);
-    return claimed;
+    return rows.map(toClaimed).sort((a, b) => a.id.localeCompare(b.id));
   }
 
   /** Extends the leases this worker still holds; returns the ids it no longer holds. */
@@ -387,7 +331,6 @@ export class JobsRepository {
   /** Hands a job back at shutdown without counting the attempt. */
   async release(trx: Db, job: ClaimedJob, now: Date): Promise<void> {
     const nowIso = now.toISOString();
-    await this.attemptEnded(trx, job, 'released', nowIso);
     await trx
       .updateTable('jobs')
       .set({
