@@ -204,7 +204,12 @@ describe('the pipeline, end to end over HTTP', () => {
     const u1 = new URL(first!.access!.downloadUrl);
     const u2 = new URL(second!.access!.downloadUrl);
     const tampered = new URLSearchParams(u1.search);
-    tampered.set('signature', `${tampered.get('signature')!.slice(0, -2)}AA`);
+    // Change one character for certain (the old "last two become AA" matched itself 1 time in 1,024).
+    const signature = tampered.get('signature')!;
+    tampered.set(
+      'signature',
+      `${signature.slice(0, 10)}${signature[10] === 'A' ? 'B' : 'A'}${signature.slice(11)}`,
+    );
     const laterExpiry = new URLSearchParams(u1.search);
     laterExpiry.set('expires', String(Number(laterExpiry.get('expires')) + 3600));
     const links = new DownloadLinks(
