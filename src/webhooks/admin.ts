@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Store } from '../store/index.js';
 import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
 import { deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
@@ -115,9 +116,10 @@ export class WebhookAdmin {
   }
 
   /**
-   * Sends a result's event again from the first step of the schedule, with the same event id
-   * (receivers deduplicate on it). A result completed before its partner registered a callback
-   * gets its event now.
+   * Sends a result's event again now, with the same event id (receivers deduplicate on it): a
+   * delivery still waiting for its next scheduled attempt has that attempt brought forward;
+   * otherwise a new delivery starts the schedule from the first step. A result completed before
+   * its partner registered a callback gets its event now.
    */
   async redeliver(resultId: string, now = new Date()): Promise<{ resultId: string; eventId: string }> {
     const db = this.store.connection.db;
@@ -147,6 +149,24 @@ export class WebhookAdmin {
         return created ?? eventIdFor(resultId);
       }
       await this.store.webhooks.setEventStatus(trx, existing.id, 'pending', now);
+      // A delivery waiting for its next attempt is brought forward rather than doubled.
+      // Otherwise (none, or one in the middle of an attempt that may yet fail) a new job starts
+      // the schedule again; receivers deduplicate on the event id.
+      const open = await trx
+        .selectFrom('jobs')
+        .select(['id', 'status'])
+        .where('type', '=', 'webhook.deliver')
+        .where('status', 'in', ['pending', 'retrying'])
+        .where(sql<string>`cast(payload as text)`, '=', JSON.stringify({ eventId: existing.id }))
+        .executeTakeFirst();
+      if (open) {
+        await trx
+          .updateTable('jobs')
+          .set({ run_at: now.toISOString(), updated_at: now.toISOString() })
+          .where('id', '=', open.id)
+          .execute();
+        return existing.id;
+      }
       await this.store.jobs.enqueue(trx, deliveryJob(existing, now, policy, row.correlation_id), now);
       return existing.id;
     });

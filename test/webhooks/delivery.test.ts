@@ -450,3 +450,42 @@ describe('callback registration guard (WEBHOOK_ALLOW_INSECURE off)', () => {
     }
   });
 });
+
+describe('redeliver while a retry is scheduled', () => {
+  const receiver = new TestReceiver();
+  let url: string;
+  let service: TestService;
+
+  beforeAll(async () => {
+    url = await receiver.start();
+    service = await startTestService({ WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCHEDULE: '0s,1h' });
+  });
+  afterAll(async () => {
+    await service.stop();
+    await receiver.stop();
+  });
+
+  it('brings the scheduled attempt forward instead of adding a second delivery', async () => {
+    const account = await createAccount(service);
+    expect(cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]).code).toBe(0);
+    receiver.replies = [503];
+    const resultId = await submitAndComplete(service, account);
+    const db = service.store.connection.db;
+    const deliveryJobs = () =>
+      db.selectFrom('jobs').select(['status', 'attempts']).where('type', '=', 'webhook.deliver').execute();
+    await waitUntil(
+      async () => (await deliveryJobs())[0]?.status === 'retrying',
+      15_000,
+      'the failed first attempt',
+    );
+    expect(receiver.deliveries).toHaveLength(1);
+    // The next attempt is an hour away; redeliver makes it now.
+    const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
+    expect(again.code, again.stderr).toBe(0);
+    await waitUntil(async () => receiver.deliveries.length === 2, 15_000, 'the attempt brought forward');
+    const ids = receiver.deliveries.map((d) => header(d, 'x-healthspan-event-id'));
+    expect(ids[1]).toBe(ids[0]);
+    await waitUntil(async () => (await deliveryJobs())[0]?.status === 'completed', 15_000, 'completion');
+    expect(await deliveryJobs()).toEqual([{ status: 'completed', attempts: 2 }]);
+  });
+});
