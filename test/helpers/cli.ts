@@ -4,18 +4,10 @@ import type { TestService } from './service.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
 
-/** Runs the real operator CLI against a running test service's store. */
-export function cliFor(service: TestService, args: string[], env: Record<string, string> = {}) {
+/** Runs the real operator CLI with `env` on top of this process's: its exit code, stderr and one JSON line. */
+export function runCli(env: Record<string, string>, args: string[]) {
   const res = spawnSync(BIN, args, {
-    env: {
-      ...process.env,
-      DATA_DIR: service.config.dataDir,
-      ...(service.config.databaseUrl ? { DATABASE_URL: service.config.databaseUrl } : {}),
-      WEBHOOK_ALLOW_INSECURE: String(service.config.webhookAllowInsecure),
-      WEBHOOK_RETRY_SCHEDULE: service.config.webhookRetryScheduleMs.map((ms) => `${ms}ms`).join(','),
-      LOG_LEVEL: 'silent',
-      ...env,
-    },
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
   });
   const lines = res.stdout.trim().split('\n').filter(Boolean);
@@ -24,4 +16,18 @@ export function cliFor(service: TestService, args: string[], env: Record<string,
     stderr: res.stderr,
     json: lines.length === 1 ? (JSON.parse(lines[0]!) as Record<string, unknown>) : undefined,
   };
+}
+
+/** Runs the real operator CLI against a running test service's store. */
+export function cliFor(service: TestService, args: string[], env: Record<string, string> = {}) {
+  return runCli(
+    {
+      DATA_DIR: service.config.dataDir,
+      ...(service.config.databaseUrl ? { DATABASE_URL: service.config.databaseUrl } : {}),
+      WEBHOOK_ALLOW_INSECURE: String(service.config.webhookAllowInsecure),
+      WEBHOOK_RETRY_SCHEDULE: service.config.webhookRetryScheduleMs.map((ms) => `${ms}ms`).join(','),
+      ...env,
+    },
+    args,
+  );
 }

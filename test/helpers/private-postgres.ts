@@ -1,9 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -37,18 +37,6 @@ export function findPostgresBinDir(): string {
       `found under ${DEBIAN_ROOT}/<version>/bin (Debian: apt-get install -y postgresql), or set PG_BINDIR ` +
       `to the directory that holds them. Found ${versions.length === 0 ? 'no versions' : `versions ${versions.join(', ')} without them`}.`,
   );
-}
-
-/** A port nothing listens on right now (the server binds it a moment later). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export type ShutdownMode = 'smart' | 'fast' | 'immediate';

@@ -1,12 +1,17 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { runCli } from './cli.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
 
+/** A port nothing listens on right now (the process under test binds it a moment later). */
 export async function freePort(): Promise<number> {
   const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
@@ -14,12 +19,9 @@ export async function freePort(): Promise<number> {
 
 /** The operator CLI as a child process: its one JSON line, or a thrown error with its stderr. */
 export function cli(env: Record<string, string>, args: string[]): Record<string, unknown> {
-  const res = spawnSync(BIN, args, {
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-    encoding: 'utf8',
-  });
-  if (res.status !== 0) throw new Error(`healthspan ${args.join(' ')} failed: ${res.stderr}`);
-  return JSON.parse(res.stdout) as Record<string, unknown>;
+  const res = runCli(env, args);
+  if (res.code !== 0 || !res.json) throw new Error(`healthspan ${args.join(' ')} failed: ${res.stderr}`);
+  return res.json;
 }
 
 export interface ServiceProcess {

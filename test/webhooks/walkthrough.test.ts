@@ -1,11 +1,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliFor } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
+import { freePort } from '../helpers/processes.js';
 import {
   bodyFor,
   createAccount,
@@ -13,14 +13,6 @@ import {
   startTestService,
   type TestService,
 } from '../helpers/service.js';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * The README's callback walkthrough: the example receiver, registered through the CLI, gets a
