@@ -1,10 +1,9 @@
 import type { ModelResult } from '../domain/model/types.js';
 import type { NormalisedSubmission } from '../domain/submission/index.js';
-import { sha256Hex } from '../hash.js';
-import { buildReport, renderArtifact } from '../reports/index.js';
 import type { Store } from '../store/index.js';
 import type { StoredSubmission } from '../store/repositories/pipeline.js';
 import type { ArtifactType } from '../store/repositories/results.js';
+import { renderAll } from './render-all.js';
 import type { RenderInput } from './report-renderer.js';
 
 /**
@@ -25,11 +24,10 @@ export async function recreateArtifact(store: Store, artifactId: string): Promis
   const submission = await store.pipeline.load(db, row.submission_id);
   const result = await store.results.forSubmission(db, row.submission_id);
   if (!submission || !result) return undefined;
-  const report = buildReport(reportInput(submission, result));
-  const { body } = await renderArtifact(row.type as ArtifactType, report);
-  if (sha256Hex(body) !== row.sha256) return undefined;
-  await store.batcher.submit((trx) => store.artifacts.put(trx, artifactId, body));
-  return body;
+  const rendered = (await renderAll(reportInput(submission, result), [row.type as ArtifactType]))[0]?.[1];
+  if (!rendered || rendered.sha256 !== row.sha256) return undefined;
+  await store.batcher.submit((trx) => store.artifacts.put(trx, artifactId, rendered.body));
+  return rendered.body;
 }
 
 /**

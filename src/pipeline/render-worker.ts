@@ -1,7 +1,6 @@
-import { sha256Hex } from '../hash.js';
-import { buildReport, renderArtifact } from '../reports/index.js';
 import { textWidth } from '../reports/pdf-fonts.js';
 import type { ArtifactType } from '../store/repositories/results.js';
+import { renderAll } from './render-all.js';
 import type { RenderedReport, RenderInput } from './report-renderer.js';
 
 export interface RenderTask {
@@ -16,13 +15,7 @@ export type RenderReply = Array<[ArtifactType, Omit<RenderedReport, 'body'> & { 
 textWidth('regular', 'warm-up', 10);
 textWidth('bold', 'warm-up', 10);
 
-/** Runs in a worker thread: one report model, then each requested renderer. */
-export default async function render(task: RenderTask): Promise<RenderReply> {
-  const report = buildReport(task.input);
-  const out: RenderReply = [];
-  for (const type of task.types) {
-    const artifact = await renderArtifact(type, report);
-    out.push([type, { ...artifact, sha256: sha256Hex(artifact.body) }]);
-  }
-  return out;
+/** Runs in a worker thread. */
+export default function render(task: RenderTask): Promise<RenderReply> {
+  return renderAll(task.input, task.types);
 }

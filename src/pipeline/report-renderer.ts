@@ -3,9 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ModelResult } from '../domain/model/types.js';
 import type { NormalisedSubmission } from '../domain/submission/index.js';
-import { sha256Hex } from '../hash.js';
-import { buildReport, renderArtifact } from '../reports/index.js';
 import type { ArtifactType } from '../store/repositories/results.js';
+import { renderAll } from './render-all.js';
 import type { RenderReply, RenderTask } from './render-worker.js';
 
 export interface RenderInput {
@@ -43,14 +42,7 @@ export class InlineReportRenderer implements ReportRenderer {
     types: ArtifactType[],
     signal: AbortSignal,
   ): Promise<Map<ArtifactType, RenderedReport>> {
-    const report = buildReport(input);
-    const out = new Map<ArtifactType, RenderedReport>();
-    for (const type of types) {
-      if (signal.aborted) throw new Error('rendering aborted');
-      const artifact = await renderArtifact(type, report);
-      out.set(type, { ...artifact, sha256: sha256Hex(artifact.body) });
-    }
-    return out;
+    return new Map(await renderAll(input, types, signal));
   }
 }
 
