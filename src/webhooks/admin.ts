@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Store } from '../store/index.js';
 import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
 import { deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
-import { activeSecret, apiKeyContext, type SecretBox, secretContext } from './secrets.js';
+import type { SecretBox } from './secret-box.js';
+import { activeSecret, apiKeyContext, secretContext } from './secrets.js';
 import { generateSigningSecret } from './signing.js';
 
 /** A request the operator can fix (unknown id, forbidden URL): reported as is, exit 1. */

@@ -5,7 +5,8 @@ import type { ClaimedJob, JobDefinition } from '../queue/types.js';
 import { PermanentJobError } from '../queue/types.js';
 import type { Store } from '../store/index.js';
 import type { Resolver } from './guard.js';
-import { activeSecret, apiKeyContext, type SecretBox } from './secrets.js';
+import type { SecretBox } from './secret-box.js';
+import { activeSecret, apiKeyContext } from './secrets.js';
 import { sendOnce } from './sender.js';
 import { signedHeaders } from './signing.js';
 

@@ -1,8 +1,6 @@
 import type { SecretRecord } from '../store/repositories/webhooks.js';
 import type { SecretBox } from './secret-box.js';
 
-export { SecretBox } from './secret-box.js';
-
 /** Associated data binding a sealed value to its owner and purpose. */
 export function secretContext(partnerId: string): string {
   return `webhook-signing-secret:${partnerId}`;
