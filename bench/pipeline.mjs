@@ -7,11 +7,15 @@
 // html and pdf, and the per-renderer medians are printed as well.
 // --workers 0 (the default) runs API and worker in one process; --workers N runs one
 // `serve --role api` process and N `serve --role worker` processes on the same store.
+// On Linux a `cpu:` line splits the CPU time of the measured part, per submission, between the
+// service's processes, PostgreSQL's (when the server runs on this machine) and this load
+// generator: on a small machine they share the cores, and the split says where they went.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { postgresCpuMs, postgresDeltaMs, processCpuMs } from './lib/cpu.mjs';
 import { openBenchStore } from './lib/store.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -101,6 +105,13 @@ const pending = async () =>
 for (let i = 0; i < 20; i++) await post(`warm-${i}`);
 while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 20));
 
+// CPU readings around the measured part (Linux /proc; PostgreSQL's only when it runs here).
+const cpuAtStart = {
+  service: processes.map((child) => processCpuMs(child.pid)),
+  postgres: store.kind === 'postgres' ? postgresCpuMs() : undefined,
+  load: process.cpuUsage(),
+};
+
 const ids = [];
 let next = 0;
 const started = performance.now();
@@ -118,8 +129,18 @@ await Promise.all(
   }),
 );
 const ingestSeconds = (performance.now() - started) / 1000;
-while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 20));
+// Completion times come from the database, so polling less often loses no precision, while a
+// `count(*)` every few milliseconds would load the database being measured.
+while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 250));
 const wallSeconds = (performance.now() - started) / 1000;
+const serviceCpu = processes.map((child, i) => {
+  const end = processCpuMs(child.pid);
+  const start = cpuAtStart.service[i];
+  return end === undefined || start === undefined ? undefined : end - start;
+});
+const postgresCpu = cpuAtStart.postgres ? postgresDeltaMs(cpuAtStart.postgres, postgresCpuMs()) : undefined;
+const loadUsage = process.cpuUsage(cpuAtStart.load);
+const loadCpu = (loadUsage.user + loadUsage.system) / 1000;
 
 const rows = await store.query(
   `select received_at, updated_at, status from submissions where ${store.inIds('id')}`,
@@ -149,6 +170,19 @@ console.log(
   `end-to-end:  p50 ${pct(50)} ms   p95 ${pct(95)} ms   p99 ${pct(99)} ms   max ${latencies.at(-1)} ms`,
 );
 console.log(`jobs:        max attempts ${jobs.a}, not completed ${Number(jobs.notDone)}`);
+if (serviceCpu.every((ms) => ms !== undefined)) {
+  const per = (ms) => `${(ms / n).toFixed(2)} ms`;
+  const service = serviceCpu.reduce((a, b) => a + b, 0);
+  const parts = [
+    `service ${per(service)}${processes.length > 1 ? ` (${serviceCpu.map(per).join(' + ')})` : ''}`,
+    ...(postgresCpu !== undefined && postgresCpu > 0 ? [`PostgreSQL ${per(postgresCpu)}`] : []),
+    `load generator ${per(loadCpu)}`,
+  ];
+  const total = service + (postgresCpu ?? 0) + loadCpu;
+  console.log(
+    `cpu:         ${parts.join(', ')} per submission; total ${per(total)} (${os.cpus().length} cores x 1000 ms / total = ${((os.cpus().length * 1000 * n) / total).toFixed(0)}/s if CPU-bound)`,
+  );
+}
 
 if (values.reports) {
   const { buildReport, renderArtifact } = await import('../dist/reports/index.js');

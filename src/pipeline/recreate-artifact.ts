@@ -1,10 +1,8 @@
-import type { ModelResult } from '../domain/model/types.js';
-import type { NormalisedSubmission } from '../domain/submission/index.js';
 import type { Store } from '../store/index.js';
 import type { StoredSubmission } from '../store/repositories/pipeline.js';
 import type { ArtifactType } from '../store/repositories/results.js';
 import { renderAll } from './render-all.js';
-import type { RenderInput } from './report-renderer.js';
+import type { RenderSource } from './report-renderer.js';
 
 /**
  * Renders an available artifact again from its stored result, for when its stored bytes are
@@ -24,28 +22,22 @@ export async function recreateArtifact(store: Store, artifactId: string): Promis
   const submission = await store.pipeline.load(db, row.submission_id);
   const result = await store.results.forSubmission(db, row.submission_id);
   if (!submission || !result) return undefined;
-  const rendered = (await renderAll(reportInput(submission, result), [row.type as ArtifactType]))[0]?.[1];
+  const rendered = (await renderAll(renderSource(submission, result), [row.type as ArtifactType]))[0]?.[1];
   if (!rendered || rendered.sha256 !== row.sha256) return undefined;
   await store.batcher.submit((trx) => store.artifacts.put(trx, artifactId, rendered.body));
   return rendered.body;
 }
 
-/**
- * What a report is built from. Reports carry the time of receipt rather than the clock, so a
- * re-render produces the same bytes.
- */
-export function reportInput(
+/** The stored texts a submission's reports are rendered from. */
+export function renderSource(
   submission: StoredSubmission,
-  result: { resultId: string; bundle: ModelResult },
-): RenderInput {
-  const sub = JSON.parse(submission.normalisedBody) as NormalisedSubmission;
+  result: { resultId: string; bundleJson: string },
+): RenderSource {
   return {
     resultId: result.resultId,
     submissionId: submission.submissionId,
-    partnerSubmissionId: sub.partnerSubmissionId,
-    partnerSubjectId: sub.partnerSubjectId,
-    generatedAt: submission.receivedAt,
-    submission: sub,
-    result: result.bundle,
+    receivedAt: submission.receivedAt,
+    normalisedBody: submission.normalisedBody,
+    bundle: result.bundleJson,
   };
 }

@@ -1,15 +1,34 @@
+import type { ModelResult } from '../domain/model/types.js';
+import type { NormalisedSubmission } from '../domain/submission/index.js';
 import { sha256Hex } from '../hash.js';
 import { buildReport, renderArtifact } from '../reports/index.js';
 import type { ArtifactType } from '../store/repositories/results.js';
-import type { RenderedReport, RenderInput } from './report-renderer.js';
+import type { RenderedReport, RenderInput, RenderSource } from './report-renderer.js';
+
+/**
+ * What a report is built from. Reports carry the time of receipt rather than the clock, so a
+ * re-render produces the same bytes.
+ */
+export function reportInput(source: RenderSource): RenderInput {
+  const sub = JSON.parse(source.normalisedBody) as NormalisedSubmission;
+  return {
+    resultId: source.resultId,
+    submissionId: source.submissionId,
+    partnerSubmissionId: sub.partnerSubmissionId,
+    partnerSubjectId: sub.partnerSubjectId,
+    generatedAt: source.receivedAt,
+    submission: sub,
+    result: JSON.parse(source.bundle) as ModelResult,
+  };
+}
 
 /** One report model, then each requested renderer, with the SHA-256 of every result. */
 export async function renderAll(
-  input: RenderInput,
+  source: RenderSource,
   types: readonly ArtifactType[],
   signal?: AbortSignal,
 ): Promise<Array<[ArtifactType, RenderedReport]>> {
-  const report = buildReport(input);
+  const report = buildReport(reportInput(source));
   const out: Array<[ArtifactType, RenderedReport]> = [];
   for (const type of types) {
     if (signal?.aborted) throw new Error('rendering aborted');

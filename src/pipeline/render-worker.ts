@@ -1,10 +1,10 @@
 import { textWidth } from '../reports/pdf-fonts.js';
 import type { ArtifactType } from '../store/repositories/results.js';
 import { renderAll } from './render-all.js';
-import type { RenderedReport, RenderInput } from './report-renderer.js';
+import type { RenderedReport, RenderSource } from './report-renderer.js';
 
 export interface RenderTask {
-  input: RenderInput;
+  source: RenderSource;
   types: ArtifactType[];
 }
 
@@ -17,5 +17,5 @@ textWidth('bold', 'warm-up', 10);
 
 /** Runs in a worker thread. */
 export default function render(task: RenderTask): Promise<RenderReply> {
-  return renderAll(task.input, task.types);
+  return renderAll(task.source, task.types);
 }

@@ -7,6 +7,23 @@ import type { ArtifactType } from '../store/repositories/results.js';
 import { renderAll } from './render-all.js';
 import type { RenderReply, RenderTask } from './render-worker.js';
 
+/**
+ * The stored texts a report is built from. They cross to the render thread as strings and are
+ * parsed there: the event loop neither parses them nor has their objects cloned (structured
+ * clone of the submission and result objects cost more on the event loop than the rest of the
+ * render step).
+ */
+export interface RenderSource {
+  resultId: string;
+  submissionId: string;
+  /** The time of receipt, printed as the report's time so that a re-render gives the same bytes. */
+  receivedAt: string;
+  /** The normalised submission, as stored (JSON). */
+  normalisedBody: string;
+  /** The model result bundle, as stored (JSON). */
+  bundle: string;
+}
+
 export interface RenderInput {
   resultId: string;
   submissionId: string;
@@ -28,7 +45,7 @@ export interface RenderedReport {
 /** Renders the requested artifacts; the caller stores them with the rows that point at them. */
 export interface ReportRenderer {
   render(
-    input: RenderInput,
+    source: RenderSource,
     types: ArtifactType[],
     signal: AbortSignal,
   ): Promise<Map<ArtifactType, RenderedReport>>;
@@ -38,11 +55,11 @@ export interface ReportRenderer {
 /** Renders on the event loop's thread (RENDER_THREADS=0). */
 export class InlineReportRenderer implements ReportRenderer {
   async render(
-    input: RenderInput,
+    source: RenderSource,
     types: ArtifactType[],
     signal: AbortSignal,
   ): Promise<Map<ArtifactType, RenderedReport>> {
-    return new Map(await renderAll(input, types, signal));
+    return new Map(await renderAll(source, types, signal));
   }
 }
 
@@ -63,11 +80,11 @@ export class ThreadedReportRenderer implements ReportRenderer {
   }
 
   async render(
-    input: RenderInput,
+    source: RenderSource,
     types: ArtifactType[],
     signal: AbortSignal,
   ): Promise<Map<ArtifactType, RenderedReport>> {
-    const reply = await this.pool.run({ input, types }, { signal });
+    const reply = await this.pool.run({ source, types }, { signal });
     return new Map(
       reply.map(([type, r]) => [
         type,

@@ -8,7 +8,7 @@ import type { Database } from '../store/database.js';
 import type { Store } from '../store/index.js';
 import { ARTIFACT_TYPES, type ArtifactType } from '../store/repositories/results.js';
 import { recordResultReady } from '../webhooks/outbox.js';
-import { reportInput } from './recreate-artifact.js';
+import { renderSource } from './recreate-artifact.js';
 import type { ReportRenderer } from './report-renderer.js';
 
 export interface PipelineDeps {
@@ -73,7 +73,7 @@ export function pipelineDefinitions(
     trx: Transaction<Database>,
     job: ClaimedJob,
     now: Date,
-    enqueue: (next: NewJob) => Promise<void>,
+    enqueue: (next: NewJob) => Promise<unknown>,
   ): Promise<void> {
     const submissionId = requireSubmissionId(job);
     await subs.setStatus(trx, submissionId, 'completed', now);
@@ -111,8 +111,10 @@ export function pipelineDefinitions(
       return async (trx, ctx) => {
         const now = clock();
         if (normalised !== stored.normalisedBody) await subs.setNormalised(trx, id, normalised, now);
-        await subs.setStatus(trx, id, 'validated', now);
-        await ctx.enqueue(nextJob(job, 'pipeline.score', deps.maxAttempts));
+        // Started here, the score step has already said `processing` in this transaction; a
+        // `validated` written as well would never be seen.
+        const started = await ctx.enqueue(nextJob(job, 'pipeline.score', deps.maxAttempts));
+        if (!started) await subs.setStatus(trx, id, 'validated', now);
       };
     },
     onFailed: async (trx, job, _summary, error) => failSubmission(trx, job, error),
@@ -156,13 +158,12 @@ export function pipelineDefinitions(
       const result = await results.forSubmission(db, id);
       if (!submission || !result)
         throw new PermanentJobError('The result to render reports for no longer exists.');
-      const sub = JSON.parse(submission.normalisedBody) as NormalisedSubmission;
       const pending = result.artifacts.filter((a) => a.availability === 'pending');
-      const safeName = sub.partnerSubmissionId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
+      const safeName = submission.partnerSubmissionId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
       // Rendered outside any transaction; the bytes and the rows that say "available" are
       // then written in one commit.
       const rendered = await deps.renderer.render(
-        reportInput(submission, result),
+        renderSource(submission, result),
         pending.map((a) => a.type as ArtifactType),
         ctx.signal,
       );
@@ -183,11 +184,8 @@ export function pipelineDefinitions(
       });
       return async (trx, ctx) => {
         const now = clock();
-        for (const artifact of written) {
-          await store.artifacts.put(trx, artifact.artifactId, artifact.body);
-          await results.markAvailable(trx, artifact, now);
-        }
-        await results.touch(trx, result.resultId, now);
+        await store.artifacts.putAll(trx, written);
+        await results.markAvailable(trx, result.resultId, written, now);
         await complete(trx, job, now, ctx.enqueue);
       };
     },

@@ -41,9 +41,10 @@ export interface CompletionContext {
    * Enqueues a follow-up job in the completing transaction. The worker that completes the
    * current job claims it in the same transaction and starts it right after the commit, so a
    * chain of steps costs no extra claim round (another worker may still take it if this one
-   * dies: the lease covers it like any claim).
+   * dies: the lease covers it like any claim). Resolves true when this worker claimed it and
+   * its start hook ran in this transaction, false when it waits in the queue.
    */
-  enqueue(job: NewJob): Promise<void>;
+  enqueue(job: NewJob): Promise<boolean>;
 }
 
 /** Writes run in the transaction that completes a job: results, status changes, next jobs. */

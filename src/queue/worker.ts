@@ -191,7 +191,7 @@ export class Worker {
             const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
             if (this.stopping || !nextDef || later) {
               await this.o.jobs.enqueue(trx, next, now);
-              return;
+              return false;
             }
             const claimed = await this.o.jobs.enqueueClaimed(trx, next, now, {
               workerId: this.workerId,
@@ -199,6 +199,7 @@ export class Worker {
             });
             await nextDef.onStart?.(trx, claimed);
             chained.push(claimed);
+            return true;
           },
         });
       });

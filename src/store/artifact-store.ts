@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './database.js';
-import { namedQuery, type PreparedRunner, slot } from './prepared.js';
+import { type NamedQuery, namedQuery, type PreparedRunner, slot } from './prepared.js';
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -12,6 +12,8 @@ type Executor = Kysely<Database> | Transaction<Database>;
  */
 export interface ArtifactStore {
   put(trx: Executor, artifactId: string, body: Buffer): Promise<void>;
+  /** Several at once (a submission's reports), in one statement where the store allows. */
+  putAll(trx: Executor, items: ReadonlyArray<{ artifactId: string; body: Buffer }>): Promise<void>;
   get(artifactId: string): Promise<Buffer | undefined>;
 }
 
@@ -23,27 +25,55 @@ export interface ArtifactStore {
  * (docs/performance.md).
  */
 export class DatabaseArtifactStore implements ArtifactStore {
-  private readonly upsert;
-  private readonly select;
+  private readonly upsert: NamedQuery;
+  private readonly select: NamedQuery;
+  /** Multi-row upserts, by row count. */
+  private readonly upserts = new Map<number, NamedQuery>();
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly runner: PreparedRunner,
   ) {
-    this.upsert = namedQuery(
-      db
-        .insertInto('artifact_contents')
-        .values({ artifact_id: slot('id'), body: slot<Buffer>('body') })
-        .onConflict((oc) => oc.column('artifact_id').doUpdateSet((eb) => ({ body: eb.ref('excluded.body') })))
-        .compile(),
-    );
+    this.upsert = this.upsertOf(1);
     this.select = namedQuery(
       db.selectFrom('artifact_contents').select('body').where('artifact_id', '=', slot('id')).compile(),
     );
   }
 
+  private upsertOf(count: number): NamedQuery {
+    let query = this.upserts.get(count);
+    if (!query) {
+      query = namedQuery(
+        this.db
+          .insertInto('artifact_contents')
+          .values(
+            Array.from({ length: count }, (_, i) => ({
+              artifact_id: slot(`id${i}`),
+              body: slot<Buffer>(`body${i}`),
+            })),
+          )
+          .onConflict((oc) =>
+            oc.column('artifact_id').doUpdateSet((eb) => ({ body: eb.ref('excluded.body') })),
+          )
+          .compile(),
+      );
+      this.upserts.set(count, query);
+    }
+    return query;
+  }
+
   async put(trx: Executor, artifactId: string, body: Buffer): Promise<void> {
-    await this.runner.run(trx, this.upsert, { id: artifactId, body });
+    await this.runner.run(trx, this.upsert, { id0: artifactId, body0: body });
+  }
+
+  async putAll(trx: Executor, items: ReadonlyArray<{ artifactId: string; body: Buffer }>): Promise<void> {
+    if (items.length === 0) return;
+    const values: Record<string, unknown> = {};
+    for (const [i, item] of items.entries()) {
+      values[`id${i}`] = item.artifactId;
+      values[`body${i}`] = item.body;
+    }
+    await this.runner.run(trx, this.upsertOf(items.length), values);
   }
 
   async get(artifactId: string): Promise<Buffer | undefined> {

@@ -79,7 +79,7 @@ export class Store {
     );
     this.pipeline = new PipelineRepository(connection.db, this.prepared);
     this.webhooks = new WebhooksRepository(connection.db);
-    this.results = new ResultsRepository(connection.db, this.prepared);
+    this.results = new ResultsRepository(connection.db, this.prepared, connection.dialect);
   }
 
   /** `logger` receives connection trouble (never credentials); silent when not given. */

@@ -80,7 +80,7 @@ export async function recordResultReady(
   store: Store,
   trx: Transaction<Database>,
   input: { submissionId: string; now: Date; correlationId: string | null; policy: DeliveryJobPolicy },
-  enqueue: (job: NewJob) => Promise<void>,
+  enqueue: (job: NewJob) => Promise<unknown>,
 ): Promise<string | undefined> {
   const row = await trx
     .selectFrom('submissions as s')

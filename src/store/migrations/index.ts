@@ -6,6 +6,7 @@ import * as m0003 from './0003_running_jobs_index.js';
 import * as m0004 from './0004_webhooks.js';
 import * as m0005 from './0005_job_notifications.js';
 import * as m0006 from './0006_job_attempts.js';
+import * as m0007 from './0007_lz4_compression.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void>;
@@ -19,4 +20,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0004_webhooks': m0004,
   '0005_job_notifications': m0005,
   '0006_job_attempts': m0006,
+  '0007_lz4_compression': m0007,
 };

@@ -10,6 +10,7 @@ export interface StoredSubmission {
   submissionId: string;
   tenantId: string;
   partnerId: string;
+  partnerSubmissionId: string;
   status: string;
   originalBody: string;
   normalisedBody: string;
@@ -22,6 +23,7 @@ interface Row {
   id: string;
   tenant_id: string;
   partner_id: string;
+  partner_submission_id: string;
   status: string;
   original_body: string | object;
   normalised_body: string | object;
@@ -51,6 +53,7 @@ export class PipelineRepository {
             'id',
             'tenant_id',
             'partner_id',
+            'partner_submission_id',
             'status',
             'original_body',
             'normalised_body',
@@ -85,6 +88,7 @@ export class PipelineRepository {
       submissionId: row.id,
       tenantId: row.tenant_id,
       partnerId: row.partner_id,
+      partnerSubmissionId: row.partner_submission_id,
       status: row.status,
       originalBody: asText(row.original_body),
       normalisedBody: asText(row.normalised_body),

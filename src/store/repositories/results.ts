@@ -1,6 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { ModelResult } from '../../domain/model/types.js';
-import { iso, isoOrNull, json } from '../codec.js';
+import { iso, isoOrNull, json, type SqlDialect } from '../codec.js';
 import type { Database } from '../database.js';
 import { artifactIdFor, resultIdFor } from '../ids.js';
 import { type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
@@ -60,6 +60,15 @@ const ARTIFACT_COLUMNS = [
   'generated_at',
 ] as const;
 
+/** What the render step records about one artifact whose bytes it stored. */
+export interface AvailableArtifact {
+  artifactId: string;
+  byteSize: number;
+  contentType: string;
+  fileName: string;
+  sha256: string;
+}
+
 interface ArtifactRow {
   id: string;
   type: string;
@@ -73,16 +82,26 @@ interface ArtifactRow {
 /**
  * Results and artifacts as the pipeline writes them (unscoped: workers only). The per-job
  * statements are built once and run as prepared statements.
+ *
+ * On PostgreSQL each step's writes are one statement (data-modifying CTEs): every statement is
+ * a round trip plus the server's per-statement work, which is what bounded the pipeline there
+ * (docs/performance.md). SQLite runs statements in-process, where the plain ones cost less
+ * than building a combined one, and it has no data-modifying CTEs.
  */
 export class ResultsRepository {
   private readonly q: Record<
-    'resultBySubmission' | 'insertResult' | 'insertArtifact' | 'artifactsOf' | 'markAvailable' | 'touch',
+    'resultBySubmission' | 'withArtifacts' | 'insertResult' | 'insertArtifact' | 'markAvailable' | 'touch',
     NamedQuery
   >;
+  /** PostgreSQL only: the result and its pending artifacts in one statement. */
+  private readonly createPg: NamedQuery | undefined;
+  /** PostgreSQL only: artifacts marked available and the result touched, by artifact count. */
+  private readonly markAvailablePg = new Map<number, NamedQuery>();
 
   constructor(
-    db: Kysely<Database>,
+    private readonly db: Kysely<Database>,
     private readonly runner: PreparedRunner,
+    private readonly dialect: SqlDialect = 'sqlite',
   ) {
     this.q = {
       resultBySubmission: namedQuery(
@@ -90,6 +109,26 @@ export class ResultsRepository {
           .selectFrom('results')
           .select(['id', 'bundle'])
           .where('submission_id', '=', slot('submissionId'))
+          .compile(),
+      ),
+      // One row per artifact (one with nulls when there are none), the bundle on each.
+      withArtifacts: namedQuery(
+        db
+          .selectFrom('results as r')
+          .leftJoin('artifacts as a', 'a.result_id', 'r.id')
+          .select([
+            'r.id as result_id',
+            'r.bundle',
+            'a.id as artifact_id',
+            'a.type',
+            'a.availability',
+            'a.content_type',
+            'a.file_name',
+            'a.byte_size',
+            'a.generated_at',
+          ])
+          .where('r.submission_id', '=', slot('submissionId'))
+          .orderBy('a.type')
           .compile(),
       ),
       insertResult: namedQuery(
@@ -125,14 +164,6 @@ export class ResultsRepository {
           })
           .compile(),
       ),
-      artifactsOf: namedQuery(
-        db
-          .selectFrom('artifacts')
-          .select(ARTIFACT_COLUMNS)
-          .where('result_id', '=', slot('resultId'))
-          .orderBy('type')
-          .compile(),
-      ),
       markAvailable: namedQuery(
         db
           .updateTable('artifacts')
@@ -156,6 +187,23 @@ export class ResultsRepository {
           .compile(),
       ),
     };
+    if (dialect === 'postgres') {
+      // The insert does nothing when the result exists (a re-run), and then neither does the
+      // artifacts' insert, which takes its rows from the result inserted.
+      this.createPg = namedQuery(
+        sql`with r as (
+              insert into results (id, tenant_id, submission_id, bundle, created_at, updated_at)
+              values (${slot('id')}, ${slot('tenantId')}, ${slot('submissionId')}, ${slot('bundle')}, ${slot('now')}, ${slot('now')})
+              on conflict (submission_id) do nothing
+              returning id
+            ), a as (
+              insert into artifacts (id, tenant_id, submission_id, result_id, type, availability, created_at, updated_at)
+              select t.id, ${slot('tenantId')}, ${slot('submissionId')}, r.id, t.type, 'pending', ${slot('now')}, ${slot('now')}
+              from r cross join unnest(${slot('artifactIds')}::uuid[], ${slot('types')}::text[]) as t(id, type)
+            )
+            select count(*)::int as created from r`.compile(db),
+      );
+    }
   }
 
   /**
@@ -172,12 +220,24 @@ export class ResultsRepository {
     },
     now: Date,
   ): Promise<{ resultId: string; created: boolean }> {
+    const resultId = resultIdFor(input.submissionId);
+    const nowIso = now.toISOString();
+    if (this.createPg) {
+      const [row] = await this.runner.all<{ created: number }>(trx, this.createPg, {
+        id: resultId,
+        tenantId: input.tenantId,
+        submissionId: input.submissionId,
+        bundle: JSON.stringify(input.bundle),
+        now: nowIso,
+        artifactIds: input.artifactTypes.map((type) => artifactIdFor(resultId, type)),
+        types: [...input.artifactTypes],
+      });
+      return { resultId, created: row?.created === 1 };
+    }
     const [existing] = await this.runner.all<{ id: string }>(trx, this.q.resultBySubmission, {
       submissionId: input.submissionId,
     });
     if (existing) return { resultId: existing.id, created: false };
-    const resultId = resultIdFor(input.submissionId);
-    const nowIso = now.toISOString();
     await this.runner.run(trx, this.q.insertResult, {
       id: resultId,
       tenantId: input.tenantId,
@@ -200,37 +260,87 @@ export class ResultsRepository {
     return { resultId, created: true };
   }
 
+  /**
+   * The submission's result and its artifacts (by type), read in one statement. The bundle stays
+   * JSON text: the render step hands it to a render thread as it is.
+   */
   async forSubmission(
     db: Db,
     submissionId: string,
-  ): Promise<{ resultId: string; bundle: ModelResult; artifacts: ArtifactRecord[] } | undefined> {
-    const [row] = await this.runner.all<{ id: string; bundle: string | object }>(
-      db,
-      this.q.resultBySubmission,
-      {
-        submissionId,
-      },
+  ): Promise<{ resultId: string; bundleJson: string; artifacts: ArtifactRecord[] } | undefined> {
+    const rows = await this.runner.all<
+      { result_id: string; bundle: string | object; artifact_id: string | null } & Omit<ArtifactRow, 'id'>
+    >(db, this.q.withArtifacts, { submissionId });
+    const first = rows[0];
+    if (!first) return undefined;
+    const artifacts = rows.flatMap((row) =>
+      row.artifact_id === null ? [] : [toArtifact({ ...row, id: row.artifact_id })],
     );
-    if (!row) return undefined;
-    const artifacts = await this.runner.all<ArtifactRow>(db, this.q.artifactsOf, { resultId: row.id });
-    return { resultId: row.id, bundle: json<ModelResult>(row.bundle)!, artifacts: artifacts.map(toArtifact) };
+    const bundleJson = typeof first.bundle === 'string' ? first.bundle : JSON.stringify(first.bundle);
+    return { resultId: first.result_id, bundleJson, artifacts };
   }
 
-  /** Marks an artifact available once its bytes are durable in the artifact store. */
+  /**
+   * Marks artifacts available once their bytes are durable in the artifact store (in the same
+   * transaction), and touches their result.
+   */
   async markAvailable(
     trx: Db,
-    input: { artifactId: string; byteSize: number; contentType: string; fileName: string; sha256: string },
+    resultId: string,
+    artifacts: readonly AvailableArtifact[],
     now: Date,
   ): Promise<void> {
-    await this.runner.run(trx, this.q.markAvailable, {
-      available: 'available',
-      contentType: input.contentType,
-      fileName: input.fileName,
-      byteSize: input.byteSize,
-      sha256: input.sha256,
-      now: now.toISOString(),
-      id: input.artifactId,
-    });
+    const nowIso = now.toISOString();
+    if (this.dialect === 'postgres' && artifacts.length > 0) {
+      const values: Record<string, unknown> = { resultId, now: nowIso, available: 'available' };
+      for (const [i, a] of artifacts.entries()) {
+        Object.assign(values, {
+          [`id${i}`]: a.artifactId,
+          [`contentType${i}`]: a.contentType,
+          [`fileName${i}`]: a.fileName,
+          [`byteSize${i}`]: a.byteSize,
+          [`sha256${i}`]: a.sha256,
+        });
+      }
+      await this.runner.run(trx, this.markAvailableStatement(artifacts.length), values);
+      return;
+    }
+    for (const a of artifacts) {
+      await this.runner.run(trx, this.q.markAvailable, {
+        available: 'available',
+        contentType: a.contentType,
+        fileName: a.fileName,
+        byteSize: a.byteSize,
+        sha256: a.sha256,
+        now: nowIso,
+        id: a.artifactId,
+      });
+    }
+    await this.runner.run(trx, this.q.touch, { id: resultId, now: nowIso });
+  }
+
+  private markAvailableStatement(count: number): NamedQuery {
+    let query = this.markAvailablePg.get(count);
+    if (!query) {
+      // One single-row update per artifact, by primary key: an `update … from (values …)` join
+      // was planned as a scan of the whole artifacts table.
+      const updates = Array.from(
+        { length: count },
+        (_, i) =>
+          sql`${sql.raw(`a${i}`)} as (
+            update artifacts set availability = ${slot('available')}, content_type = ${slot(`contentType${i}`)},
+              file_name = ${slot(`fileName${i}`)}, byte_size = ${slot(`byteSize${i}`)}, sha256 = ${slot(`sha256${i}`)},
+              generated_at = ${slot('now')}, updated_at = ${slot('now')}
+            where id = ${slot(`id${i}`)}
+          )`,
+      );
+      query = namedQuery(
+        sql`with ${sql.join(updates)}
+            update results set updated_at = ${slot('now')} where id = ${slot('resultId')}`.compile(this.db),
+      );
+      this.markAvailablePg.set(count, query);
+    }
+    return query;
   }
 
   async markPendingUnavailable(trx: Db, resultId: string, now: Date): Promise<number> {
@@ -244,11 +354,7 @@ export class ResultsRepository {
   }
 
   async touch(trx: Db, resultId: string, now: Date): Promise<void> {
-    await trx
-      .updateTable('results')
-      .set({ updated_at: now.toISOString() })
-      .where('id', '=', resultId)
-      .execute();
+    await this.runner.run(trx, this.q.touch, { id: resultId, now: now.toISOString() });
   }
 
   /** What a download link points at: the signature already proved the right to it. */
