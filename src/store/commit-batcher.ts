@@ -23,17 +23,28 @@ export interface Committer {
  * Several batchers committing at once, each on its own pooled connection (PostgreSQL). One
  * batcher runs its transactions one after another, a network round trip per statement plus a
  * commit that waits for the WAL flush (holding the notification lock when it enqueued jobs),
- * so one alone caps a process at what one connection does in turn. Units with a `lockKey`
- * (an idempotency key) always take the same lane; others go round the lanes.
+ * so one alone caps a process at what one connection does in turn. Urgent units (a partner
+ * waiting for its `202`) spread over the lanes; units with a `lockKey` (an idempotency key)
+ * always take the same lane.
+ *
+ * Work nobody waits on (job claims and completions) has a lane of its own. There, units that
+ * arrive within a few milliseconds share one transaction: measured with reports on, spreading
+ * them over the ingest lanes made transactions of one or two units, and the extra BEGIN/COMMIT
+ * round trips and WAL flushes cost PostgreSQL a fifth more CPU per submission.
  */
 export class CommitLanes implements Committer {
   private next = 0;
 
-  constructor(private readonly lanes: readonly CommitBatcher[]) {
+  constructor(
+    private readonly lanes: readonly CommitBatcher[],
+    private readonly background: CommitBatcher,
+  ) {
     if (lanes.length === 0) throw new Error('CommitLanes needs at least one lane');
   }
 
   submit<T>(work: Work<T>, options: { urgent?: boolean; lockKey?: string } = {}): Promise<T> {
+    if (options.urgent !== true && options.lockKey === undefined)
+      return this.background.submit(work, options);
     const index =
       options.lockKey === undefined
         ? this.next++ % this.lanes.length
@@ -42,7 +53,7 @@ export class CommitLanes implements Committer {
   }
 
   async drain(): Promise<void> {
-    await Promise.all(this.lanes.map((lane) => lane.drain()));
+    await Promise.all([...this.lanes, this.background].map((lane) => lane.drain()));
   }
 }
 

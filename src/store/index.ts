@@ -55,10 +55,13 @@ export class Store {
       ? new SqlitePreparedRunner(connection.sqlite)
       : new KyselyPreparedRunner();
     this.artifacts = new DatabaseArtifactStore(connection.db, this.prepared);
-    // SQLite: one connection, one batcher. PostgreSQL: four lanes committing at once.
+    // SQLite: one connection, one batcher. PostgreSQL: four lanes for ingest, one for the queue.
     this.batcher = connection.sqlite
       ? new CommitBatcher(connection.db, this.prepared)
-      : new CommitLanes(Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared)));
+      : new CommitLanes(
+          Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared)),
+          new CommitBatcher(connection.db, this.prepared),
+        );
     this.notifier = new JobNotifier(
       connection.postgres ? new PostgresJobListener(connection.postgres.clientConfig, logger) : undefined,
     );
@@ -78,7 +81,7 @@ export class Store {
       () => this.notifier.notify(),
     );
     this.pipeline = new PipelineRepository(connection.db, this.prepared);
-    this.webhooks = new WebhooksRepository(connection.db);
+    this.webhooks = new WebhooksRepository(connection.db, this.prepared);
     this.results = new ResultsRepository(connection.db, this.prepared, connection.dialect);
   }
 

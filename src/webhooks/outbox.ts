@@ -6,9 +6,6 @@ import type { Database } from '../store/database.js';
 import type { Store } from '../store/index.js';
 import { EVENT_TYPE } from './signing.js';
 
-/** Report preferred as `reportId` (partner-api.md, Events). */
-const REPORT_PREFERENCE = ['pdf', 'json', 'html'] as const;
-
 /** One event per result, whatever re-runs or redeliveries happen: the id derives from the result. */
 export function eventIdFor(resultId: string): string {
   return uuidv5(EVENT_TYPE, resultId);
@@ -82,28 +79,8 @@ export async function recordResultReady(
   input: { submissionId: string; now: Date; correlationId: string | null; policy: DeliveryJobPolicy },
   enqueue: (job: NewJob) => Promise<unknown>,
 ): Promise<string | undefined> {
-  const row = await trx
-    .selectFrom('submissions as s')
-    .innerJoin('results as r', 'r.submission_id', 's.id')
-    .innerJoin('webhook_endpoints as e', 'e.partner_id', 's.partner_id')
-    .select([
-      's.id',
-      's.tenant_id',
-      's.partner_id',
-      's.partner_submission_id',
-      's.status',
-      'r.id as result_id',
-    ])
-    .where('s.id', '=', input.submissionId)
-    .executeTakeFirst();
+  const row = await store.webhooks.readyEventSource(trx, input.submissionId);
   if (!row) return undefined;
-  const artifacts = await trx
-    .selectFrom('artifacts')
-    .select(['id', 'type'])
-    .where('result_id', '=', row.result_id)
-    .where('availability', '=', 'available')
-    .execute();
-  const report = REPORT_PREFERENCE.map((type) => artifacts.find((a) => a.type === type)).find(Boolean);
   const event = { id: eventIdFor(row.result_id), tenantId: row.tenant_id, partnerId: row.partner_id };
   const inserted = await store.webhooks.insertEvent(
     trx,
@@ -116,7 +93,7 @@ export async function recordResultReady(
         partnerSubmissionId: row.partner_submission_id,
         status: row.status,
         completedAt: input.now.toISOString(),
-        ...(report ? { reportId: report.id } : {}),
+        ...(row.report_id ? { reportId: row.report_id } : {}),
       }),
     },
     input.now,

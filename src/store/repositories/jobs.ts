@@ -56,6 +56,8 @@ function toClaimed(row: {
 export class JobsRepository {
   // Run for every job: built once, run as prepared statements.
   private readonly q: { enqueue: NamedQuery; finish: NamedQuery };
+  /** Claim statements by the number of job types claimed. */
+  private readonly claims = new Map<number, NamedQuery>();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -226,27 +228,51 @@ export class JobsRepository {
     now: Date,
   ): Promise<ClaimedJob[]> {
     if (limit <= 0 || types.length === 0) return [];
-    const nowIso = now.toISOString();
+    const values: Record<string, unknown> = {
+      now: now.toISOString(),
+      limit,
+      running: 'running',
+      workerId,
+      lockedUntil: new Date(now.getTime() + leaseMs).toISOString(),
+    };
+    for (const [i, type] of types.entries()) values[`type${i}`] = type;
+    const rows = await this.runner.all<Parameters<typeof toClaimed>[0]>(
+      db,
+      this.claimStatement(types.length),
+      values,
+    );
+    return rows.map(toClaimed).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** The claim for workers running `typeCount` job types, built once and run prepared. */
+  private claimStatement(typeCount: number): NamedQuery {
+    let query = this.claims.get(typeCount);
+    if (query) return query;
+    const db = this.db;
     // Literal statuses, not parameters: only then can the planner use the partial index.
     const due = db
       .selectFrom('jobs')
       .select('id')
       .where(sql<boolean>`status in ('pending', 'retrying')`)
-      .where('run_at', '<=', nowIso)
-      .where('type', 'in', [...types])
+      .where('run_at', '<=', slot('now'))
+      .where(
+        'type',
+        'in',
+        Array.from({ length: typeCount }, (_, i) => slot(`type${i}`)),
+      )
       .orderBy('run_at')
-      .limit(limit);
+      .limit(slot<number>('limit'));
     const lease = {
-      status: 'running',
+      status: slot('running'),
       attempts: sql<number>`attempts + 1`,
-      locked_by: workerId,
-      locked_until: new Date(now.getTime() + leaseMs).toISOString(),
-      started_at: sql<string>`coalesce(started_at, ${nowIso})`,
-      updated_at: nowIso,
+      locked_by: slot('workerId'),
+      locked_until: slot('lockedUntil'),
+      started_at: sql<string>`coalesce(started_at, ${slot('now')})`,
+      updated_at: slot('now'),
     };
-    const rows =
+    query = namedQuery(
       this.dialect === 'postgres'
-        ? await db
+        ? db
             .with(
               (cte) => cte('due').materialized(),
               () => due.forUpdate().skipLocked(),
@@ -255,9 +281,11 @@ export class JobsRepository {
             .set(lease)
             .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
             .returning(CLAIMED_COLUMNS)
-            .execute()
-        : await db.updateTable('jobs').set(lease).where('id', 'in', due).returning(CLAIMED_COLUMNS).execute();
-    return rows.map(toClaimed).sort((a, b) => a.id.localeCompare(b.id));
+            .compile()
+        : db.updateTable('jobs').set(lease).where('id', 'in', due).returning(CLAIMED_COLUMNS).compile(),
+    );
+    this.claims.set(typeCount, query);
+    return query;
   }
 
   /** Extends the leases this worker still holds; returns the ids it no longer holds. */

@@ -1,7 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { iso, isoOrNull } from '../codec.js';
 import type { Database } from '../database.js';
 import { newId } from '../ids.js';
+import { type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -17,6 +18,19 @@ export interface SecretRecord {
   id: string;
   secretSealed: string;
   activatesAt: string;
+}
+
+/** The report a `result.ready` event names: pdf, else json, else html (partner-api.md, Events). */
+export const REPORT_PREFERENCE = ['pdf', 'json', 'html'] as const;
+
+export interface ReadyEventSource {
+  id: string;
+  tenant_id: string;
+  partner_id: string;
+  partner_submission_id: string;
+  status: string;
+  result_id: string;
+  report_id: string | null;
 }
 
 export interface EventRecord {
@@ -48,7 +62,55 @@ export interface AttemptRecord {
 
 /** Endpoints, secrets, the event outbox and the attempt log. Sealed values stay sealed here. */
 export class WebhooksRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** Run for every completed submission: built once, run as a prepared statement. */
+  private readonly readySource: NamedQuery;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly runner: PreparedRunner,
+  ) {
+    this.readySource = namedQuery(
+      db
+        .selectFrom('submissions as s')
+        .innerJoin('results as r', 'r.submission_id', 's.id')
+        .innerJoin('webhook_endpoints as e', 'e.partner_id', 's.partner_id')
+        .select((eb) => [
+          's.id',
+          's.tenant_id',
+          's.partner_id',
+          's.partner_submission_id',
+          's.status',
+          'r.id as result_id',
+          eb
+            .selectFrom('artifacts as a')
+            .select('a.id')
+            .whereRef('a.result_id', '=', 'r.id')
+            .where('a.availability', '=', slot('available'))
+            .orderBy(
+              sql`case a.type ${sql.join(
+                REPORT_PREFERENCE.map((type, i) => sql`when ${sql.lit(type)} then ${sql.lit(i)}`),
+                sql` `,
+              )} else ${sql.lit(REPORT_PREFERENCE.length)} end`,
+            )
+            .limit(sql<number>`1`)
+            .as('report_id'),
+        ])
+        .where('s.id', '=', slot('submissionId'))
+        .compile(),
+    );
+  }
+
+  /**
+   * What a `result.ready` event says about a submission, with the report it points at (the
+   * preferred available artifact), or undefined when its partner has no callback registered.
+   */
+  async readyEventSource(trx: Db, submissionId: string): Promise<ReadyEventSource | undefined> {
+    const [row] = await this.runner.all<ReadyEventSource>(trx, this.readySource, {
+      submissionId,
+      available: 'available',
+    });
+    return row;
+  }
 
   async endpoint(db: Db, partnerId: string): Promise<EndpointRecord | undefined> {
     const row = await db
