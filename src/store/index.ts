@@ -60,7 +60,9 @@ export class Store {
       ? new CommitBatcher(connection.db, this.prepared)
       : new CommitLanes(
           Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared)),
-          new CommitBatcher(connection.db, this.prepared),
+          // Queue work waits up to 25 ms after the previous commit to share the next one
+          // (measured: fewer, larger transactions cost PostgreSQL less CPU per job than 10 ms).
+          new CommitBatcher(connection.db, this.prepared, 256, 25),
         );
     this.notifier = new JobNotifier(
       connection.postgres ? new PostgresJobListener(connection.postgres.clientConfig, logger) : undefined,
