@@ -11,7 +11,13 @@ type Definitions = ReturnType<typeof pipelineDefinitions>;
 export function startPipelineWorker(
   service: TestService,
   alter: (defs: Definitions) => Partial<Definitions> = () => ({}),
-  opts: { retryBaseMs?: number; leaseMs?: number; rescueEveryMs?: number } = {},
+  opts: {
+    retryBaseMs?: number;
+    leaseMs?: number;
+    rescueEveryMs?: number;
+    /** Only these steps (the others stay in the queue for another worker). */
+    only?: ReadonlyArray<keyof Definitions>;
+  } = {},
 ): Worker {
   const defs = pipelineDefinitions({
     store: service.store,
@@ -20,7 +26,12 @@ export function startPipelineWorker(
     clock: () => new Date(),
     webhookScheduleMs: service.config.webhookRetryScheduleMs,
   });
-  const definitions: Record<string, JobDefinition> = { ...defs, ...alter(defs) };
+  const all: Record<string, JobDefinition> = { ...defs, ...alter(defs) };
+  const definitions = opts.only
+    ? Object.fromEntries(
+        Object.entries(all).filter(([type]) => opts.only!.includes(type as keyof Definitions)),
+      )
+    : all;
   const worker = new Worker({
     jobs: service.store.jobs,
     batcher: service.store.batcher,

@@ -35,6 +35,31 @@ async function detailOf(service: TestService, apiKey: string, id: string) {
 }
 
 describe('pipeline failures', () => {
+  it('leaves a checked submission `validated` while its score step waits for a worker that runs it', async () => {
+    const service = await startTestService({ WORKER_CONCURRENCY: '0', RATE_LIMIT_PER_MINUTE: '0' });
+    running.push(service);
+    const account = await createAccount(service);
+    const validator = startPipelineWorker(service, () => ({}), { only: ['pipeline.ingest_validate'] });
+    running.push(validator);
+    const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+    const id = String(res.json.submissionId);
+    const waiting = await waitUntil(async () => {
+      const d = await detailOf(service, account.apiKey, id);
+      return d.jobs.some((j) => j.type === 'pipeline.score') && d;
+    });
+    expect(waiting.status).toBe('validated');
+    expect(waiting.jobs.map((j) => [j.type, j.status])).toEqual([
+      ['pipeline.ingest_validate', 'completed'],
+      ['pipeline.score', 'pending'],
+    ]);
+    running.push(startPipelineWorker(service));
+    const done = await waitUntil(async () => {
+      const d = await detailOf(service, account.apiKey, id);
+      return d.status === 'completed' && d;
+    });
+    expect(done.jobs.every((j) => j.status === 'completed')).toBe(true);
+  });
+
   it('retries a step that throws with backoff, then fails it and the submission with a plain summary', async () => {
     const service = await startTestService({
       WORKER_CONCURRENCY: '0',

@@ -1,0 +1,61 @@
+import { sql } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/index.js';
+import { openTestStore } from '../helpers/store.js';
+
+let store: Store;
+
+beforeEach(async () => {
+  store = await openTestStore();
+});
+afterEach(async () => {
+  await store.close();
+});
+
+describe('PostgreSQL storage settings', () => {
+  it('compresses stored documents with LZ4 where the server has it (0007)', async () => {
+    const db = store.connection.db;
+    const { rows: setting } = await sql<{ lz4: boolean }>`
+      select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(
+      db,
+    );
+    const expected = setting[0]?.lz4 ? 'l' : '';
+    const { rows } = await sql<{ table: string; column: string; compression: string }>`
+      select c.relname as table, a.attname as column, a.attcompression::text as compression
+      from pg_attribute a join pg_class c on c.oid = a.attrelid
+      where (c.relname, a.attname) in (('submissions', 'original_body'), ('submissions', 'normalised_body'),
+        ('results', 'bundle'), ('artifact_contents', 'body'), ('webhook_events', 'body'))
+      order by 1, 2`.execute(db);
+    expect(rows).toEqual([
+      { table: 'artifact_contents', column: 'body', compression: expected },
+      { table: 'results', column: 'bundle', compression: expected },
+      { table: 'submissions', column: 'normalised_body', compression: expected },
+      { table: 'submissions', column: 'original_body', compression: expected },
+      { table: 'webhook_events', column: 'body', compression: expected },
+    ]);
+  });
+});
+
+describe('commit lanes', () => {
+  const txid = () =>
+    store.batcher.submit(
+      async (trx) => (await sql<{ id: string }>`select txid_current()::text as id`.execute(trx)).rows[0]!.id,
+    );
+  const txidUrgent = (lockKey?: string) =>
+    store.batcher.submit(
+      async (trx) => (await sql<{ id: string }>`select txid_current()::text as id`.execute(trx)).rows[0]!.id,
+      { urgent: true, ...(lockKey ? { lockKey } : {}) },
+    );
+
+  it('commits queue work submitted together in one transaction on its own lane', async () => {
+    const ids = await Promise.all(Array.from({ length: 6 }, () => txid()));
+    expect(new Set(ids).size).toBe(1);
+  });
+
+  it('spreads urgent work over the ingest lanes, and keeps one key on one lane', async () => {
+    const spread = await Promise.all(Array.from({ length: 4 }, () => txidUrgent()));
+    expect(new Set(spread).size).toBe(4);
+    const keyed = await Promise.all(Array.from({ length: 4 }, () => txidUrgent('same-key')));
+    expect(new Set(keyed).size).toBe(1);
+  });
+});

@@ -1,0 +1,126 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ModelResult } from '../../src/domain/model/types.js';
+import { artifactIdFor, resultIdFor } from '../../src/store/ids.js';
+import type { Store } from '../../src/store/index.js';
+import { openTestStore } from '../helpers/store.js';
+
+let store: Store;
+let tenantId: string;
+let submissionId: string;
+
+const bundle = { outcomes: [{ id: 'wellbeing.general', risk: 0.12 }] } as unknown as ModelResult;
+
+beforeEach(async () => {
+  store = await openTestStore();
+  tenantId = (await store.accounts.createTenant('T')).tenantId;
+  const partnerId = (await store.accounts.createPartner(tenantId, 'P')).partnerId;
+  const outcome = await store.ingest.ingest({
+    tenantId,
+    partnerId,
+    idempotencyKeyHash: 'k1',
+    requestHash: 'h1',
+    sameBody: () => false,
+    correlationId: 'c',
+    requestId: 'r',
+    partnerSubmissionId: 'ps',
+    partnerSubjectId: 'subj',
+    originalBody: '{}',
+    normalisedBody: '{}',
+    documentCount: 0,
+    markerCount: 14,
+  });
+  if (outcome.kind !== 'created') throw new Error('the submission was not created');
+  submissionId = outcome.submissionId;
+});
+afterEach(async () => {
+  await store.close();
+});
+
+const write = <T>(work: Parameters<Store['batcher']['submit']>[0]) =>
+  store.batcher.submit(work) as Promise<T>;
+
+describe('results and artifacts (the pipeline write paths)', () => {
+  it('creates a result with its pending artifacts once, however often the step runs', async () => {
+    const input = { tenantId, submissionId, bundle, artifactTypes: ['json', 'html', 'pdf'] as const };
+    const first = await write<{ resultId: string; created: boolean }>((trx) =>
+      store.results.createOnce(trx, input, new Date('2026-11-21T10:00:00Z')),
+    );
+    const again = await write<{ resultId: string; created: boolean }>((trx) =>
+      store.results.createOnce(trx, input, new Date('2026-11-21T10:00:01Z')),
+    );
+    expect(first).toEqual({ resultId: resultIdFor(submissionId), created: true });
+    expect(again).toEqual({ resultId: first.resultId, created: false });
+
+    const result = await store.results.forSubmission(store.connection.db, submissionId);
+    expect(result?.resultId).toBe(first.resultId);
+    expect(JSON.parse(result!.bundleJson)).toEqual(bundle);
+    expect(result!.artifacts.map((a) => [a.type, a.availability, a.artifactId])).toEqual(
+      ['html', 'json', 'pdf'].map((type) => [type, 'pending', artifactIdFor(first.resultId, type)]),
+    );
+  });
+
+  it('reads a result without artifacts as one with none', async () => {
+    await write((trx) =>
+      store.results.createOnce(trx, { tenantId, submissionId, bundle, artifactTypes: [] }, new Date()),
+    );
+    const result = await store.results.forSubmission(store.connection.db, submissionId);
+    expect(result?.artifacts).toEqual([]);
+    expect(
+      await store.results.forSubmission(store.connection.db, '00000000-0000-4000-8000-000000000000'),
+    ).toBe(undefined);
+  });
+
+  it('stores several artifacts bytes and marks them available in one completion, leaving the rest pending', async () => {
+    const created = new Date('2026-11-21T10:00:00Z');
+    const done = new Date('2026-11-21T10:00:05Z');
+    const { resultId } = await write<{ resultId: string }>((trx) =>
+      store.results.createOnce(
+        trx,
+        { tenantId, submissionId, bundle, artifactTypes: ['json', 'html', 'pdf'] },
+        created,
+      ),
+    );
+    const rendered = (['json', 'pdf'] as const).map((type, i) => ({
+      artifactId: artifactIdFor(resultId, type),
+      body: Buffer.from(`${type} bytes ${i}`),
+      byteSize: `${type} bytes ${i}`.length,
+      contentType: type === 'pdf' ? 'application/pdf' : 'application/json',
+      fileName: `wellbeing-report-ps.${type}`,
+      sha256: `${i}`.repeat(64),
+    }));
+    await write(async (trx) => {
+      await store.artifacts.putAll(trx, rendered);
+      await store.results.markAvailable(trx, resultId, rendered, done);
+    });
+
+    const result = await store.results.forSubmission(store.connection.db, submissionId);
+    expect(
+      result!.artifacts.map((a) => ({ type: a.type, availability: a.availability, size: a.byteSize })),
+    ).toEqual([
+      { type: 'html', availability: 'pending', size: null },
+      { type: 'json', availability: 'available', size: rendered[0]!.byteSize },
+      { type: 'pdf', availability: 'available', size: rendered[1]!.byteSize },
+    ]);
+    for (const r of rendered) {
+      expect(await store.artifacts.get(r.artifactId)).toEqual(r.body);
+      expect(await store.results.downloadable(store.connection.db, r.artifactId)).toEqual({
+        contentType: r.contentType,
+        fileName: r.fileName,
+        byteSize: r.byteSize,
+        sha256: r.sha256,
+      });
+    }
+    const row = await store.connection.db
+      .selectFrom('results')
+      .select('updated_at')
+      .where('id', '=', resultId)
+      .executeTakeFirstOrThrow();
+    expect(new Date(row.updated_at as string).toISOString()).toBe(done.toISOString());
+
+    // Written again (a re-run after a crash before the commit): the bytes are replaced.
+    await write((trx) =>
+      store.artifacts.putAll(trx, [{ artifactId: rendered[0]!.artifactId, body: Buffer.from('again') }]),
+    );
+    expect(await store.artifacts.get(rendered[0]!.artifactId)).toEqual(Buffer.from('again'));
+  });
+});
