@@ -55,14 +55,14 @@ export class Store {
       ? new SqlitePreparedRunner(connection.sqlite)
       : new KyselyPreparedRunner();
     this.artifacts = new DatabaseArtifactStore(connection.db, this.prepared);
-    // SQLite: one connection, one batcher. PostgreSQL: four lanes for ingest, one for the queue.
+    // SQLite: one connection, one batcher. PostgreSQL: four lanes for ingest, four for the queue.
     this.batcher = connection.sqlite
       ? new CommitBatcher(connection.db, this.prepared)
       : new CommitLanes(
           Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared)),
           // Queue work waits up to 25 ms after the previous commit to share the next one
           // (measured: fewer, larger transactions cost PostgreSQL less CPU per job than 10 ms).
-          new CommitBatcher(connection.db, this.prepared, 256, 25),
+          Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared, 256, 25)),
         );
     this.notifier = new JobNotifier(
       connection.postgres ? new PostgresJobListener(connection.postgres.clientConfig, logger) : undefined,

@@ -52,6 +52,25 @@ describe('commit lanes', () => {
     expect(new Set(ids).size).toBe(1);
   });
 
+  it('spills queue work to a second lane once many units wait behind a running transaction', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const slow = store.batcher.submit(async (trx) => {
+      started();
+      await sql`select pg_sleep(0.3)`.execute(trx);
+      return (await sql<{ id: string }>`select txid_current()::text as id`.execute(trx)).rows[0]!.id;
+    });
+    await running;
+    const ids = await Promise.all(Array.from({ length: 40 }, () => txid()));
+    const perTransaction = new Map<string, number>();
+    for (const id of ids) perTransaction.set(id, (perTransaction.get(id) ?? 0) + 1);
+    // The first 32 wait for the busy lane's next transaction; the rest take the next lane.
+    expect([...perTransaction.values()].sort((x, y) => x - y)).toEqual([8, 32]);
+    expect(ids).not.toContain(await slow);
+  });
+
   it('spreads urgent work over the ingest lanes, and keeps one key on one lane', async () => {
     const spread = await Promise.all(Array.from({ length: 4 }, () => txidUrgent()));
     expect(new Set(spread).size).toBe(4);
