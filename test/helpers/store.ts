@@ -1,4 +1,5 @@
 import { Store, type StoreConfig } from '../../src/store/index.js';
+import type { IngestCommand } from '../../src/store/repositories/ingest.js';
 import { createTestDatabase, testStoreKind } from './database.js';
 import { tempDataDir } from './dirs.js';
 
@@ -44,4 +45,27 @@ export function openSecondStore(store: Store): Store {
   const config = configs.get(store);
   if (!config?.databaseUrl) throw new Error('openSecondStore needs a PostgreSQL store from openTestStore');
   return Store.open(config);
+}
+
+/** An ingest command with placeholder content, for store-level tests that need submissions. */
+export function ingestCommand(
+  account: { tenantId: string; partnerId: string },
+  overrides: Partial<IngestCommand> = {},
+): IngestCommand {
+  return {
+    tenantId: account.tenantId,
+    partnerId: account.partnerId,
+    idempotencyKeyHash: 'k1',
+    requestHash: 'h1',
+    sameBody: () => false,
+    correlationId: 'c',
+    requestId: 'r',
+    partnerSubmissionId: 'ps',
+    partnerSubjectId: 'subj',
+    originalBody: '{}',
+    normalisedBody: '{}',
+    documentCount: 0,
+    markerCount: 14,
+    ...overrides,
+  };
 }

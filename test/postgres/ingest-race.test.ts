@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import type { IngestCommand, IngestOutcome } from '../../src/store/repositories/ingest.js';
-import { openSecondStore, openTestStore } from '../helpers/store.js';
+import { ingestCommand, openSecondStore, openTestStore } from '../helpers/store.js';
 
 // Two stores on one database, each with its own pool: what two API processes are to PostgreSQL.
 let a: Store;
@@ -21,22 +21,7 @@ afterEach(async () => {
 });
 
 function command(overrides: Partial<IngestCommand> = {}): IngestCommand {
-  return {
-    tenantId,
-    partnerId,
-    idempotencyKeyHash: 'k',
-    requestHash: 'h',
-    sameBody: () => false,
-    correlationId: 'c',
-    requestId: 'r',
-    partnerSubmissionId: 'ps',
-    partnerSubjectId: 'subj',
-    originalBody: '{}',
-    normalisedBody: '{}',
-    documentCount: 0,
-    markerCount: 14,
-    ...overrides,
-  };
+  return ingestCommand({ tenantId, partnerId }, { idempotencyKeyHash: 'k', requestHash: 'h', ...overrides });
 }
 
 async function count(table: 'submissions' | 'jobs' | 'idempotency_keys'): Promise<number> {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { type IngestCommand, IngestWriter } from '../../src/store/repositories/ingest.js';
-import { openTestStore } from '../helpers/store.js';
+import { ingestCommand, openTestStore } from '../helpers/store.js';
 
 let store: Store;
 let partnerId: string;
@@ -19,22 +19,10 @@ afterEach(async () => {
 });
 
 function command(overrides: Partial<IngestCommand> = {}): IngestCommand {
-  return {
-    tenantId,
-    partnerId,
-    idempotencyKeyHash: 'k1',
-    requestHash: 'h1',
-    sameBody: () => false,
-    correlationId: 'c',
-    requestId: 'r',
-    partnerSubmissionId: 'ps',
-    partnerSubjectId: 'subj',
-    originalBody: '{}',
-    normalisedBody: '{}',
-    documentCount: 0,
-    markerCount: 14,
-    ...overrides,
-  };
+  return ingestCommand(
+    { tenantId, partnerId },
+    { idempotencyKeyHash: 'k1', requestHash: 'h1', ...overrides },
+  );
 }
 
 async function count(table: 'submissions' | 'jobs' | 'idempotency_keys'): Promise<number> {

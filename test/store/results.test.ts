@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelResult } from '../../src/domain/model/types.js';
 import { artifactIdFor, resultIdFor } from '../../src/store/ids.js';
 import type { Store } from '../../src/store/index.js';
-import { openTestStore } from '../helpers/store.js';
+import { ingestCommand, openTestStore } from '../helpers/store.js';
 
 let store: Store;
 let tenantId: string;
@@ -14,21 +14,7 @@ beforeEach(async () => {
   store = await openTestStore();
   tenantId = (await store.accounts.createTenant('T')).tenantId;
   const partnerId = (await store.accounts.createPartner(tenantId, 'P')).partnerId;
-  const outcome = await store.ingest.ingest({
-    tenantId,
-    partnerId,
-    idempotencyKeyHash: 'k1',
-    requestHash: 'h1',
-    sameBody: () => false,
-    correlationId: 'c',
-    requestId: 'r',
-    partnerSubmissionId: 'ps',
-    partnerSubjectId: 'subj',
-    originalBody: '{}',
-    normalisedBody: '{}',
-    documentCount: 0,
-    markerCount: 14,
-  });
+  const outcome = await store.ingest.ingest(ingestCommand({ tenantId, partnerId }));
   if (outcome.kind !== 'created') throw new Error('the submission was not created');
   submissionId = outcome.submissionId;
 });
