@@ -25,7 +25,6 @@ export interface ArtifactStore {
  * (docs/performance.md).
  */
 export class DatabaseArtifactStore implements ArtifactStore {
-  private readonly upsert: NamedQuery;
   private readonly select: NamedQuery;
   /** Multi-row upserts, by row count. */
   private readonly upserts = new Map<number, NamedQuery>();
@@ -34,7 +33,6 @@ export class DatabaseArtifactStore implements ArtifactStore {
     private readonly db: Kysely<Database>,
     private readonly runner: PreparedRunner,
   ) {
-    this.upsert = this.upsertOf(1);
     this.select = namedQuery(
       db.selectFrom('artifact_contents').select('body').where('artifact_id', '=', slot('id')).compile(),
     );
@@ -63,7 +61,7 @@ export class DatabaseArtifactStore implements ArtifactStore {
   }
 
   async put(trx: Executor, artifactId: string, body: Buffer): Promise<void> {
-    await this.runner.run(trx, this.upsert, { id0: artifactId, body0: body });
+    await this.putAll(trx, [{ artifactId, body }]);
   }
 
   async putAll(trx: Executor, items: ReadonlyArray<{ artifactId: string; body: Buffer }>): Promise<void> {
