@@ -1,32 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { runCli } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { startTestService, type TestService, tempDataDir, testStoreKind } from '../helpers/service.js';
-
-const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
 
 // The service under test's store: its data directory, and its PostgreSQL database if it has one.
 let databaseUrl = '';
 
 function cli(dataDir: string, ...args: string[]) {
-  return run({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }, args);
-}
-
-function run(env: Record<string, string>, args: string[]) {
-  const res = spawnSync(BIN, args, {
-    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-    encoding: 'utf8',
-  });
-  const lines = res.stdout.trim().split('\n').filter(Boolean);
-  return {
-    code: res.status,
-    stdout: res.stdout,
-    stderr: res.stderr,
-    json: lines.length === 1 ? (JSON.parse(lines[0]!) as Record<string, unknown>) : undefined,
-    lines,
-  };
+  return runCli({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }, args);
 }
 
 describe('healthspan CLI', () => {
@@ -131,10 +113,10 @@ describe('healthspan CLI', () => {
     const database = testStoreKind() === 'postgres' ? await createTestDatabase() : undefined;
     try {
       const env = { DATA_DIR: tempDataDir(), DATABASE_URL: database?.url ?? '', MIGRATE_ON_START: 'false' };
-      const first = run(env, ['migrate']);
+      const first = runCli(env, ['migrate']);
       expect(first.code).toBe(0);
       expect(first.json).toEqual({ applied: Object.keys(MIGRATIONS) });
-      expect(run(env, ['migrate']).json).toEqual({ applied: [] });
+      expect(runCli(env, ['migrate']).json).toEqual({ applied: [] });
     } finally {
       await database?.drop();
     }

@@ -13,8 +13,10 @@ export function runCli(env: Record<string, string>, args: string[]) {
   const lines = res.stdout.trim().split('\n').filter(Boolean);
   return {
     code: res.status,
+    stdout: res.stdout,
     stderr: res.stderr,
     json: lines.length === 1 ? (JSON.parse(lines[0]!) as Record<string, unknown>) : undefined,
+    lines,
   };
 }
 
