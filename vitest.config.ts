@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Tests that open a store: they run once per store (the `sqlite` and `postgres` projects). */
-const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks'].map(
+const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks', 'readme'].map(
   (d) => `test/${d}/**/*.test.ts`,
 );
 /**
@@ -12,7 +12,10 @@ const POSTGRES_ONLY = ['test/postgres/**/*.test.ts', 'test/scale/**/*.test.ts'];
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
+    // A generous overall deadline: tests wait on conditions, each with its own deadline (up to
+    // 30 s, a few in a row), and on a loaded machine a correct test may take a while. A test
+    // that hangs still fails, with the message of the condition it was waiting for.
+    testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default', './test/helpers/summary-reporter.ts'],

@@ -10,6 +10,9 @@ const boolFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** A browser origin: scheme, host and optional port, nothing else. */
+const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+
 const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'must look like 500ms, 5s, 5m, 2h or 1d');
 
 export const SETTINGS = {
@@ -124,6 +127,36 @@ export const SETTINGS = {
     default: String(1024 * 1024),
     doc: 'largest accepted request body (413 above it)',
   },
+  HEADERS_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(100).max(600_000),
+    default: '10000',
+    doc: 'a client must send its request headers within this (408 and the connection closed otherwise)',
+  },
+  REQUEST_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(100).max(3_600_000),
+    default: '30000',
+    doc: 'a client must send its whole request, body included, within this (at least `HEADERS_TIMEOUT_MS`)',
+  },
+  KEEP_ALIVE_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(100).max(3_600_000),
+    default: '72000',
+    doc: 'an idle keep-alive connection is closed after this (longer than a load balancer’s usual 60 s)',
+  },
+  AUTH_FAILURES_PER_MINUTE: {
+    schema: z.coerce.number().int().min(0),
+    default: '10',
+    doc: 'failed API-key checks per client address per minute before its unknown keys get `429`; `0` disables',
+  },
+  CORS_ALLOWED_ORIGINS: {
+    schema: z
+      .string()
+      .refine((v) => v.split(',').every((o) => ORIGIN.test(o.trim())), {
+        message: 'must be a comma-separated list of origins such as https://app.example.com',
+      })
+      .optional(),
+    default: undefined,
+    doc: 'browser origins allowed to call the API (CORS), comma-separated; unset = none, no CORS headers',
+  },
   TRUST_PROXY: {
     schema: boolFromEnv,
     default: 'false',
@@ -158,6 +191,11 @@ export interface Config {
   jobRetryBaseMs: number;
   downloadSigningSecret: string | undefined;
   bodyLimitBytes: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  authFailuresPerMinute: number;
+  corsAllowedOrigins: string[];
   trustProxy: boolean;
 }
 
@@ -184,6 +222,11 @@ function read<K extends SettingName>(env: NodeJS.ProcessEnv, name: K): z.output<
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = read(env, 'PORT');
   const dataDir = path.resolve(read(env, 'DATA_DIR'));
+  const headersTimeoutMs = read(env, 'HEADERS_TIMEOUT_MS');
+  const requestTimeoutMs = read(env, 'REQUEST_TIMEOUT_MS');
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError('REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS');
+  }
   return {
     port,
     host: read(env, 'HOST'),
@@ -208,6 +251,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobRetryBaseMs: read(env, 'JOB_RETRY_BASE_MS'),
     downloadSigningSecret: read(env, 'DOWNLOAD_SIGNING_SECRET'),
     bodyLimitBytes: read(env, 'BODY_LIMIT_BYTES'),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: read(env, 'KEEP_ALIVE_TIMEOUT_MS'),
+    authFailuresPerMinute: read(env, 'AUTH_FAILURES_PER_MINUTE'),
+    corsAllowedOrigins: (read(env, 'CORS_ALLOWED_ORIGINS') ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o !== ''),
     trustProxy: read(env, 'TRUST_PROXY'),
   };
 }

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { Authenticator } from './auth/authenticator.js';
 import { type Config, ConfigError } from './config.js';
+import { configSummary } from './config-summary.js';
 import { buildApp, type ServiceRole } from './http/app.js';
 import { DownloadLinks } from './http/download-links.js';
 import { createLogger } from './logger.js';
@@ -25,6 +27,21 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+export interface ServiceOptions {
+  /**
+   * The clock the API key cache reads (`Authenticator`'s `clock`), in milliseconds. Only tests
+   * set it: they move it past the cache's epoch check to see a revocation at once, instead of
+   * sleeping through the check interval and racing it on a loaded machine. Unset, the real time.
+   */
+  authClock?: () => number;
+  /**
+   * The clock the worker's queue runs on (`Worker`'s `clock`: due times, leases, retry delays).
+   * Only tests set it, to make a retry scheduled far ahead due at once instead of waiting for
+   * it; what the steps stamp and sign keeps the real time. Unset, the real time.
+   */
+  queueClock?: () => Date;
+}
+
 /**
  * Opens the store, applies migrations when configured, and starts listening. `all` runs the
  * partner API and a worker; `api` the partner API only; `worker` a worker, with /health and
@@ -34,6 +51,7 @@ export async function startService(
   config: Config,
   logger: Logger = createLogger(config.logLevel),
   role: ServiceRole = 'all',
+  options: ServiceOptions = {},
 ): Promise<RunningService> {
   if (role === 'worker' && config.workerConcurrency <= 0) {
     throw new ConfigError('a worker process needs WORKER_CONCURRENCY above 0');
@@ -58,15 +76,27 @@ export async function startService(
     : loadOrCreateSecret(config.dataDir, 'download-signing.key');
   const links = new DownloadLinks(secret, config.publicBaseUrl, config.downloadUrlTtlSeconds);
   const worker =
-    role !== 'api' && config.workerConcurrency > 0 ? createWorker(config, store, logger) : undefined;
+    role !== 'api' && config.workerConcurrency > 0
+      ? createWorker(config, store, logger, options.queueClock)
+      : undefined;
   const readinessChecks = worker ? [{ name: 'queue' as const, check: () => worker.health() }] : [];
-  const app = await buildApp({ config, store, logger, links, role, readinessChecks });
+  const app = await buildApp({
+    config,
+    store,
+    logger,
+    links,
+    role,
+    readinessChecks,
+    ...(options.authClock
+      ? { authenticator: new Authenticator(store.accounts, { clock: options.authClock }) }
+      : {}),
+  });
   await app.listen({ port: config.port, host: config.host });
   worker?.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  logger.info({ port, role, store: store.connection.describe }, 'healthspan listening');
+  logger.info({ port, ...configSummary(config, role, store.connection.describe) }, 'healthspan listening');
   let stopping: Promise<void> | undefined;
   return {
     app,
@@ -79,13 +109,14 @@ export async function startService(
         await app.close();
         await worker?.stop();
         await store.close();
+        logger.info({ role }, 'healthspan stopped');
       })();
       return stopping;
     },
   };
 }
 
-export function createWorker(config: Config, store: Store, logger: Logger): Worker {
+export function createWorker(config: Config, store: Store, logger: Logger, queueClock?: () => Date): Worker {
   const renderer: ReportRenderer =
     config.renderThreads > 0 ? new ThreadedReportRenderer(config.renderThreads) : new InlineReportRenderer();
   const worker = new Worker({
@@ -120,6 +151,7 @@ export function createWorker(config: Config, store: Store, logger: Logger): Work
     rescueEveryMs: 5000,
     retryBaseMs: config.jobRetryBaseMs,
     retryCapMs: 5 * 60_000,
+    ...(queueClock ? { clock: queueClock } : {}),
   });
   worker.onStopped(() => renderer.close?.());
   return worker;

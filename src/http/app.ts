@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import sjson from 'secure-json-parse';
 import { Authenticator } from '../auth/authenticator.js';
 import type { Config } from '../config.js';
 import type { Store } from '../store/index.js';
 import { installAuth } from './auth.js';
+import { AuthFailureLimit, LocalFailureStore, RedisFailureStore } from './auth-failures.js';
+import { installBodyReading } from './body.js';
+import { answerOutsideFastify, clientErrorHandler } from './client-errors.js';
 import type { DownloadLinks } from './download-links.js';
-import { ApiError, correlationIdOf, installErrorHandling } from './errors.js';
-import { installRateLimit } from './rate-limit.js';
+import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
+import { connectRedis, installRateLimit } from './rate-limit.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
@@ -18,7 +20,10 @@ import { type ReadinessCheck, supportRoutes } from './routes/support.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The request body as text, as received (stored byte for byte, hashed for idempotency). */
     rawBody?: string;
+    /** What a submission request created or replayed, for its log line. */
+    submissionLog: { submissionId: string; replayed: boolean } | null;
   }
   interface FastifyInstance {
     /** Every method and path registered, for checks that the API description covers them. */
@@ -27,7 +32,18 @@ declare module 'fastify' {
 }
 
 export interface AppDeps {
-  config: Pick<Config, 'rateLimitPerMinute' | 'bodyLimitBytes' | 'trustProxy' | 'redisUrl'>;
+  config: Pick<
+    Config,
+    | 'rateLimitPerMinute'
+    | 'bodyLimitBytes'
+    | 'trustProxy'
+    | 'redisUrl'
+    | 'headersTimeoutMs'
+    | 'requestTimeoutMs'
+    | 'keepAliveTimeoutMs'
+    | 'authFailuresPerMinute'
+    | 'corsAllowedOrigins'
+  >;
   store: Store;
   links: DownloadLinks;
   logger: Logger;
@@ -41,13 +57,31 @@ export type ServiceRole = 'all' | 'api' | 'worker';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 
+/** How often Node checks the header and request timeouts (its default, 30 s, let slow clients linger). */
+const TIMEOUT_CHECK_MS = 1000;
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const logger = deps.logger as FastifyBaseLogger;
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: logger,
     // Our own one-line access log below never includes bodies or credentials.
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: deps.config.bodyLimitBytes,
-    trustProxy: deps.config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, config.headersTimeoutMs),
+      // Node answers a missing Host with an empty 400; the onRequest hook answers with the envelope.
+      requireHostHeader: false,
+      // Node stops reading a socket once this much body waits unread: with tiny chunks every byte
+      // is a Buffer, so a small mark halves what a refused request costs before it is cut off.
+      highWaterMark: 1024,
+    },
+    clientErrorHandler: clientErrorHandler(logger),
+    frameworkErrors: sendFrameworkError,
     requestIdHeader: false,
     genReqId: (req) => {
       const raw = req.headers['x-request-id'];
@@ -56,6 +90,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     routerOptions: { ignoreTrailingSlash: true },
   });
+  answerOutsideFastify(app.server);
+  // A client may half-close its side once the request is sent (it still reads the answer). Node
+  // then ends the socket at once and the answer is lost; with this (a long-standing property of
+  // http.Server) it closes the connection after the answer instead.
+  (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
 
   installErrorHandling(app);
   const routeTable: Array<{ method: string; url: string }> = [];
@@ -68,7 +107,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new ApiError(400, 'BAD_REQUEST', 'An HTTP/1.1 request must carry a Host header.');
+    }
   });
+  app.decorateRequest('submissionLog', null);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {
@@ -78,61 +121,56 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ms: Math.round(reply.elapsedTime * 10) / 10,
         tenantId: request.principal?.tenantId,
         correlationId: correlationIdOf(request),
+        ...(request.errorCode ? { errorCode: request.errorCode } : {}),
+        ...(request.submissionLog ?? {}),
       },
       'request',
     );
   });
 
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    request.rawBody = text;
-    if (text.trim() === '') {
-      done(
-        ApiError.validation({
-          formErrors: ['The request body is empty; send a JSON object.'],
-          fieldErrors: {},
-        }),
-      );
-      return;
-    }
-    try {
-      done(null, sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(ApiError.validation({ formErrors: ['The request body is not valid JSON.'], fieldErrors: {} }));
-    }
-  });
+  installBodyReading(app, config.bodyLimitBytes);
 
-  await app.register(cors, {
-    origin: true,
-    methods: ['GET', 'POST', 'OPTIONS'],
-    allowedHeaders: [
-      'Content-Type',
-      'Authorization',
-      'X-Api-Key',
-      'Idempotency-Key',
-      'X-Correlation-Id',
-      'X-Request-Id',
-    ],
-    exposedHeaders: [
-      'X-Request-Id',
-      'RateLimit-Limit',
-      'RateLimit-Remaining',
-      'RateLimit-Reset',
-      'Retry-After',
-      'Location',
-      'Idempotent-Replayed',
-    ],
-    strictPreflight: false,
-    maxAge: 600,
-  });
+  if (config.corsAllowedOrigins.length > 0) {
+    await app.register(cors, {
+      origin: config.corsAllowedOrigins,
+      methods: ['GET', 'POST', 'OPTIONS'],
+      allowedHeaders: [
+        'Content-Type',
+        'Authorization',
+        'X-Api-Key',
+        'Idempotency-Key',
+        'X-Correlation-Id',
+        'X-Request-Id',
+      ],
+      exposedHeaders: [
+        'X-Request-Id',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Retry-After',
+        'Location',
+        'Idempotent-Replayed',
+      ],
+      strictPreflight: false,
+      maxAge: 600,
+    });
+  }
 
   if (deps.role === 'worker') {
     await app.register(supportRoutes, { store: deps.store, checks: deps.readinessChecks ?? [] });
     return app;
   }
-  await installRateLimit(app, deps.config, deps.logger);
-  installAuth(app, deps.authenticator ?? new Authenticator(deps.store.accounts));
+  const shared = config.rateLimitPerMinute > 0 || config.authFailuresPerMinute > 0;
+  const redis = config.redisUrl && shared ? await connectRedis(app, config.redisUrl, deps.logger) : undefined;
+  await installRateLimit(app, config, redis);
+  const failures =
+    config.authFailuresPerMinute > 0
+      ? new AuthFailureLimit(
+          config.authFailuresPerMinute,
+          redis ? new RedisFailureStore(redis) : new LocalFailureStore(),
+        )
+      : undefined;
+  installAuth(app, deps.authenticator ?? new Authenticator(deps.store.accounts), failures);
 
   await app.register(supportRoutes, { store: deps.store, checks: deps.readinessChecks ?? [] });
   await app.register(probeRoutes);

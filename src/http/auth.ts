@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { hashApiKey } from '../auth/api-keys.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
+import type { AuthFailureLimit } from './auth-failures.js';
 import { ApiError } from './errors.js';
 
 declare module 'fastify' {
@@ -28,22 +30,47 @@ const INVALID = () =>
     'www-authenticate': 'Bearer realm="healthspan"',
   });
 
+const TOO_MANY_FAILURES = (waitMs: number) => {
+  const seconds = Math.ceil(waitMs / 1000);
+  return new ApiError(
+    429,
+    'RATE_LIMITED',
+    `Too many failed API-key checks from this address; retry after ${seconds} seconds.`,
+    undefined,
+    { 'retry-after': String(seconds) },
+  );
+};
+
 /**
  * Adds authentication to every route marked `config.auth`, as a route-level hook added after
  * the rate limiter's, so even a rejected key is counted and answered with rate-limit headers.
+ * With a failure limit, an address that failed too often gets `429` for keys it has not used
+ * successfully before (`AuthFailureLimit`).
  */
-export function installAuth(app: FastifyInstance, authenticator: Authenticator): void {
+export function installAuth(
+  app: FastifyInstance,
+  authenticator: Authenticator,
+  failures?: AuthFailureLimit,
+): void {
   app.decorateRequest('principal', null);
   const authenticate: onRequestHookHandler = async (request) => {
     if (request.method === 'OPTIONS') return;
-    const outcome = await authenticator.authenticate(presentedKey(request));
+    const presented = presentedKey(request);
+    const keyHash = failures && presented ? hashApiKey(presented) : '';
+    if (failures && presented) {
+      const waitMs = await failures.waitMs(request.ip, keyHash);
+      if (waitMs > 0) throw TOO_MANY_FAILURES(waitMs);
+    }
+    const outcome = await authenticator.authenticate(presented);
     if (outcome.ok) {
       request.principal = outcome.principal;
+      failures?.succeeded(request.ip, keyHash);
       return;
     }
     if (outcome.reason === 'inactive') {
       throw new ApiError(403, 'ACCOUNT_INACTIVE', 'This account is inactive. Contact the service operator.');
     }
+    if (failures && presented) await failures.failed(request.ip);
     throw INVALID();
   };
   app.addHook('onRoute', (route) => {

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export type ErrorCode =
+  | 'BAD_REQUEST'
   | 'VALIDATION_ERROR'
   | 'SUBMISSION_VALIDATION_ERROR'
   | 'INVALID_API_KEY'
@@ -8,9 +9,12 @@ export type ErrorCode =
   | 'PARTNER_ID_MISMATCH'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  | 'REQUEST_TIMEOUT'
+  | 'EXPECTATION_FAILED'
   | 'IDEMPOTENCY_MISMATCH'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'HEADERS_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'FORBIDDEN'
   | 'SERVICE_UNAVAILABLE'
@@ -71,9 +75,23 @@ export function correlationIdOf(request: FastifyRequest): string | undefined {
   return value !== undefined && value.trim() !== '' ? value : undefined;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The error code answered, for the request's log line. */
+    errorCode: ErrorCode | null;
+  }
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  request.errorCode = error.code;
   for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(envelope(request, error));
+}
+
+/** Fastify's `frameworkErrors`: errors before routing (a malformed path), in the envelope. */
+export function sendFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  sendError(request, reply, fromFrameworkError(error));
 }
 
 /** Turns the framework's own errors (parsing, limits, plugins) into documented codes. */
@@ -82,7 +100,7 @@ function fromFrameworkError(error: FastifyError): ApiError {
   const status = error.statusCode ?? 500;
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the 1 MiB limit.');
+      return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the limit.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -91,8 +109,11 @@ function fromFrameworkError(error: FastifyError): ApiError {
         fieldErrors: {},
       });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'HS_INVALID_JSON':
       return ApiError.validation({ formErrors: ['The request body is not valid JSON.'], fieldErrors: {} });
+    case 'FST_ERR_BAD_URL':
+      return new ApiError(400, 'BAD_REQUEST', 'The request path is not a valid URL path.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return ApiError.notFound();
     default:
       break;
   }
@@ -105,7 +126,7 @@ function fromFrameworkError(error: FastifyError): ApiError {
   }
   if (status === 404) return ApiError.notFound();
   if (status >= 400 && status < 500) {
-    return ApiError.validation({ formErrors: ['The request could not be read.'], fieldErrors: {} });
+    return new ApiError(400, 'BAD_REQUEST', 'The request could not be read as HTTP.');
   }
   return new ApiError(
     500,
@@ -121,6 +142,7 @@ interface RouteShape {
 
 /** Installs the error envelope on every error path, including unknown routes and methods. */
 export function installErrorHandling(app: FastifyInstance): void {
+  app.decorateRequest('errorCode', null);
   const routes: RouteShape[] = [];
   app.addHook('onRoute', (route) => {
     // Catch-all routes (the CORS preflight handler) say nothing about which methods a path has.

@@ -16,13 +16,11 @@ import { ApiError } from './errors.js';
  */
 export async function installRateLimit(
   app: FastifyInstance,
-  config: Pick<Config, 'rateLimitPerMinute' | 'redisUrl'>,
-  logger: Logger,
+  config: Pick<Config, 'rateLimitPerMinute'>,
+  redis: Redis | undefined,
 ): Promise<void> {
   const perMinute = config.rateLimitPerMinute;
   if (perMinute <= 0) return;
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
-  if (redis) app.addHook('onClose', async () => void redis.disconnect());
   await app.register(rateLimit, {
     global: true,
     max: perMinute,
@@ -30,7 +28,10 @@ export async function installRateLimit(
     hook: 'onRequest',
     enableDraftSpec: true,
     ...(redis ? { redis, nameSpace: 'healthspan:rate-limit:', skipOnError: true } : {}),
-    allowList: (request) => !request.url.startsWith('/v1/') || request.method === 'OPTIONS',
+    // By the matched route's template, never the request's spelling of the path: a percent-encoded
+    // or absolute-form target reaches the same route and must count the same (issue 12).
+    allowList: (request) =>
+      request.method === 'OPTIONS' || !(request.routeOptions.url ?? '').startsWith('/v1/'),
     keyGenerator: (request) => {
       const key = presentedKey(request);
       return key ? `k:${sha256Hex(key)}` : `ip:${request.ip}`;
@@ -44,7 +45,8 @@ export async function installRateLimit(
   });
 }
 
-async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+/** The Redis connection shared limits use; closed with the app. */
+export async function connectRedis(app: FastifyInstance, url: string, logger: Logger): Promise<Redis> {
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 1000,
@@ -63,6 +65,7 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
     if (warned) logger.info('rate-limit store (Redis) available again');
     warned = false;
   });
+  app.addHook('onClose', async () => void redis.disconnect());
   try {
     await redis.connect();
   } catch {

@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import { scoreSubmission } from '../domain/model/index.js';
 import type { ModelResult } from '../domain/model/types.js';
 import { checkPanel, type NormalisedSubmission, parseSubmission } from '../domain/submission/index.js';
+import { readJsonText } from '../json/read-json.js';
 import type { ClaimedJob, JobDefinition, NewJob } from '../queue/types.js';
 import { PermanentJobError } from '../queue/types.js';
 import type { Database } from '../store/database.js';
@@ -93,14 +94,10 @@ export function pipelineDefinitions(
       const id = requireSubmissionId(job);
       const stored = await subs.load(db, id);
       if (!stored) throw new PermanentJobError('The submission to check no longer exists.');
-      let body: unknown;
-      try {
-        body = JSON.parse(stored.originalBody);
-      } catch {
-        throw new RejectedSubmission('The stored submission is not valid JSON.');
-      }
-      // The same checks as at ingest, at the time the submission was received.
-      const parsed = parseSubmission(body, { now: new Date(stored.receivedAt) });
+      // The same reader and checks as at ingest, at the time the submission was received.
+      const read = readJsonText(stored.originalBody);
+      if (!read.ok) throw new RejectedSubmission('The stored submission is not valid JSON.');
+      const parsed = parseSubmission(read.value, { now: new Date(stored.receivedAt) });
       if (!parsed.ok) throw new RejectedSubmission('The submission no longer matches the submission schema.');
       if (parsed.value.partnerId.toLowerCase() !== stored.partnerId) {
         throw new RejectedSubmission('The submission names a different partner than the key that sent it.');

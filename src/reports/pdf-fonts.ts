@@ -42,6 +42,7 @@ interface FontkitSubset {
 
 interface FontkitFont {
   readonly unitsPerEm: number;
+  hasGlyphForCodePoint(codePoint: number): boolean;
   layout(text: string, features?: unknown): GlyphRunLike;
   createSubset(): FontkitSubset;
 }
@@ -209,6 +210,42 @@ export function textWidth(face: Face, text: string, size: number): number {
   return em * size;
 }
 
+/** Characters as a reader sees them: a base letter with its marks, an emoji sequence. */
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+
+/** Characters with no visible form of their own (zero-width, bidi controls, variation selectors). */
+const INVISIBLE = /^\p{Default_Ignorable_Code_Point}$/u;
+
+/**
+ * `text` with each character (grapheme cluster) that `face` cannot draw replaced by U+FFFD (�).
+ * DejaVu has no CJK and no emoji: such characters were drawn as empty boxes and vanished from
+ * the text a reader copies or extracts, so a partner's reference printed as a different one
+ * without a trace. Invisible characters the font lacks (some bidi isolates) are left out, as any
+ * viewer shows them. For text from outside the service (partner references, laboratory names);
+ * the report's own text is all covered. The document's Title keeps the exact reference.
+ */
+export function printable(face: Face, text: string): string {
+  if (PLAIN_ASCII.test(text)) return text;
+  const font = FONTS[face];
+  let out = '';
+  let changed = false;
+  for (const { segment } of graphemes.segment(text)) {
+    let drawn = '';
+    let missing = false;
+    for (const ch of segment) {
+      if (font.hasGlyphForCodePoint(ch.codePointAt(0)!)) drawn += ch;
+      else if (INVISIBLE.test(ch)) changed = true;
+      else missing = true;
+    }
+    if (missing) {
+      out += '\uFFFD';
+      changed = true;
+    } else out += drawn;
+  }
+  return changed ? out : text;
+}
+
 const wrapped = new Map<string, string[]>();
 
 /**
@@ -241,12 +278,29 @@ function wrapNew(face: Face, size: number, text: string, width: number): string[
       continue;
     }
     if (line !== '') lines.push(line);
-    // A word longer than the line (an id, a URL): cut it into pieces that fit.
-    while (w > width && rest.length > 1) {
-      let cut = rest.length - 1;
-      while (cut > 1 && textWidth(face, rest.slice(0, cut), size) > width) cut--;
-      lines.push(rest.slice(0, cut));
-      rest = rest.slice(cut);
+    // A word longer than the line (an id, a URL): cut it into pieces that fit, between
+    // characters as a reader sees them (never inside a surrogate pair, a letter with its accents
+    // or an emoji sequence). Each piece is estimated from its characters' own widths, then
+    // measured (kerning): measuring every shorter prefix of the word in turn, as before, took
+    // seconds for a 512-character partner reference.
+    if (w > width) {
+      const chars = Array.from(graphemes.segment(rest), (g) => g.segment);
+      const advance = chars.map((c) => textWidth(face, c, size));
+      const piece = (from: number, to: number) => chars.slice(from, to).join('');
+      let start = 0;
+      while (chars.length - start > 1) {
+        let end = start;
+        let sum = 0;
+        while (end < chars.length && sum + advance[end]! <= width) sum += advance[end++]!;
+        end = Math.max(end, start + 1);
+        // The longest piece that fits, and at least one character.
+        while (end - start > 1 && textWidth(face, piece(start, end), size) > width) end--;
+        while (end < chars.length && textWidth(face, piece(start, end + 1), size) <= width) end++;
+        if (end === chars.length) break;
+        lines.push(piece(start, end));
+        start = end;
+      }
+      rest = piece(start, chars.length);
       w = textWidth(face, rest, size);
     }
     line = rest;

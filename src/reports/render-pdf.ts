@@ -22,7 +22,7 @@ import {
   WITHIN,
 } from './geometry.js';
 import { Content } from './pdf-content.js';
-import { type Face, newDocument, textWidth, wrap } from './pdf-fonts.js';
+import { type Face, newDocument, printable, textWidth, wrap } from './pdf-fonts.js';
 import type { Report, ReportMarker, ReportOutcome } from './schema.js';
 
 /**
@@ -434,14 +434,15 @@ function masthead(w: Writer, r: Report): void {
     TOP + 42,
     st(9, MUTED),
   );
+  const partner = (text: string) => printable('bold', text);
   const meta: Array<[string, string]> = [
-    ['Subject reference', r.partnerSubjectId],
-    ['Submission reference', r.partnerSubmissionId],
+    ['Subject reference', partner(r.partnerSubjectId)],
+    ['Submission reference', partner(r.partnerSubmissionId)],
     ['Age and sex', `${r.subject.ageYears} years, ${r.subject.sexAtBirthLabel.toLowerCase()}`],
   ];
   if (r.source.intakeCompletedAt !== null)
     meta.push(['Intake completed', formatDate(r.source.intakeCompletedAt)]);
-  if (r.source.labName !== null) meta.push(['Laboratory', r.source.labName]);
+  if (r.source.labName !== null) meta.push(['Laboratory', partner(r.source.labName)]);
   meta.push(['Report generated', formatDate(r.generatedAt)]);
   const lx = 330;
   const vx = 428;

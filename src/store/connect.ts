@@ -15,6 +15,14 @@ export interface StoreConnection {
   sqlite?: SqliteDatabase.Database;
   /** PostgreSQL: how to open a dedicated connection outside the pool (the job listener). */
   postgres?: { clientConfig: pg.ClientConfig };
+  /**
+   * Runs several reads that must see one state of the database (a submission and its jobs).
+   * PostgreSQL: one REPEATABLE READ transaction (at READ COMMITTED each statement would see the
+   * commits made since the last). SQLite: as they are: better-sqlite3 runs each statement
+   * synchronously on the one connection, and nothing commits between them, since writes commit
+   * only on a later turn of the event loop.
+   */
+  readConsistent<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   /** Human description for logs: never contains credentials. */
   describe: string;
   close(): Promise<void>;
@@ -44,6 +52,7 @@ export function connectStore(options: ConnectOptions): StoreConnection {
       db,
       dialect: 'postgres',
       postgres: { clientConfig: clientConfig(url) },
+      readConsistent: (fn) => db.transaction().setIsolationLevel('repeatable read').execute(fn),
       describe: describePostgres(url),
       close: () => db.destroy(),
     };
@@ -64,6 +73,7 @@ export function connectStore(options: ConnectOptions): StoreConnection {
     db,
     dialect: 'sqlite',
     sqlite,
+    readConsistent: (fn) => fn(db),
     describe: `sqlite:${file}`,
     close: () => db.destroy(),
   };

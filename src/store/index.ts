@@ -105,7 +105,7 @@ export class Store {
 
   forTenant(tenantId: string): { submissions: TenantSubmissions; results: TenantResults } {
     return {
-      submissions: new TenantSubmissions(this.connection.db, tenantId),
+      submissions: new TenantSubmissions(this.connection, tenantId),
       results: new TenantResults(this.connection.db, tenantId),
     };
   }

@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { runCli } from '../helpers/cli.js';
+import { SkewedClock } from '../helpers/clock.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { startTestService, type TestService, tempDataDir, testStoreKind } from '../helpers/service.js';
 
 // The service under test's store: its data directory, and its PostgreSQL database if it has one.
 let databaseUrl = '';
+/**
+ * The service's API key cache clock: moved past the cache's epoch check (1 s) for a change the
+ * CLI made to be seen, instead of sleeping through it.
+ */
+const authClock = new SkewedClock();
+const EPOCH_CHECK_MS = 1_000;
 
 function cli(dataDir: string, ...args: string[]) {
   return runCli({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }, args);
@@ -17,7 +24,7 @@ describe('healthspan CLI', () => {
 
   beforeAll(async () => {
     dataDir = tempDataDir();
-    service = await startTestService({ DATA_DIR: dataDir });
+    service = await startTestService({ DATA_DIR: dataDir }, 'all', { authClock: authClock.ms });
     databaseUrl = service.config.databaseUrl ?? '';
   });
   afterAll(async () => {
@@ -74,7 +81,7 @@ describe('healthspan CLI', () => {
     const revoked = cli(dataDir, 'keys', 'revoke', String(key.json!.keyId));
     expect(revoked.code).toBe(0);
     expect(revoked.json).toEqual({ keyId: key.json!.keyId, revokedAt: expect.any(String) });
-    await new Promise((r) => setTimeout(r, 1_100));
+    authClock.advance(EPOCH_CHECK_MS);
     const after = await fetch(`${service.url}/v1/partner-auth-probe`, {
       headers: { 'x-api-key': String(key.json!.apiKey) },
     });
@@ -87,7 +94,7 @@ describe('healthspan CLI', () => {
     const off = cli(dataDir, 'tenants', 'deactivate', tenantId);
     expect(off.code).toBe(0);
     expect(off.json).toEqual({ tenantId, active: false });
-    await new Promise((r) => setTimeout(r, 1_100));
+    authClock.advance(EPOCH_CHECK_MS);
     const probe = await fetch(`${service.url}/v1/partner-auth-probe`, {
       headers: { 'x-api-key': String(quick.json!.apiKey) },
     });

@@ -884,3 +884,17 @@ describe('hostile keys', () => {
     expect(Object.hasOwn(parsed, '__proto__')).toBe(false);
   });
 });
+
+describe('a body with very many problems', () => {
+  it('lists the first 100 fields and says how many more there are', () => {
+    const body = example();
+    body.markers = Array.from({ length: 150 }, () => ({ code: 7, value: 'x', unit: 1 }));
+    const result = parse(body);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(Object.keys(result.error.fieldErrors)).toHaveLength(100);
+    expect(result.error.formErrors.at(-1)).toMatch(
+      /^\d+ more fields have problems; the first 100 are listed\.$/,
+    );
+  });
+});

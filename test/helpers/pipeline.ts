@@ -15,6 +15,11 @@ export function startPipelineWorker(
     retryBaseMs?: number;
     leaseMs?: number;
     rescueEveryMs?: number;
+    /**
+     * The worker's clock (leases, retries): a test that needs a lease to have run out gives a
+     * clock ahead of the real time rather than waiting for it.
+     */
+    clock?: () => Date;
     /** Only these steps (the others stay in the queue for another worker). */
     only?: ReadonlyArray<keyof Definitions>;
   } = {},
@@ -39,12 +44,14 @@ export function startPipelineWorker(
     logger: pino({ level: 'silent' }),
     definitions,
     concurrency: 8,
-    leaseMs: opts.leaseMs ?? 5000,
+    // Longer than any test runs: a loaded machine must not make a worker lose its own lease.
+    leaseMs: opts.leaseMs ?? 600_000,
     heartbeatMs: 500,
     pollMs: 100,
     rescueEveryMs: opts.rescueEveryMs ?? 250,
     retryBaseMs: opts.retryBaseMs ?? 20,
     retryCapMs: 1000,
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   worker.start();
   return worker;
@@ -52,7 +59,7 @@ export function startPipelineWorker(
 
 export async function waitUntil<T>(
   fn: () => Promise<T | undefined | false | null>,
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
   what = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;

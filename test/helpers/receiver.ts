@@ -7,8 +7,11 @@ export interface ReceivedDelivery {
   receivedAt: number;
 }
 
-/** What the receiver does with a delivery: answer a status, or never answer (a hung endpoint). */
-export type Reply = number | 'hang';
+/**
+ * What the receiver does with a delivery: answer a status, never answer (a hung endpoint), or
+ * drop the connection without an answer.
+ */
+export type Reply = number | 'hang' | 'reset';
 
 /**
  * A real HTTP receiver on loopback that records every delivery byte for byte and answers
@@ -33,6 +36,7 @@ export class TestReceiver {
         });
         const reply = this.replies.shift() ?? this.fallback;
         if (reply === 'hang') this.hung.add(res);
+        else if (reply === 'reset') req.socket.destroy();
         else res.writeHead(reply).end();
       });
     });

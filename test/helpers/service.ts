@@ -5,7 +5,7 @@ import { generateApiKey } from '../../src/auth/api-keys.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { ServiceRole } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
-import { type RunningService, startService } from '../../src/service.js';
+import { type RunningService, type ServiceOptions, startService } from '../../src/service.js';
 import { createTestDatabase, testStoreKind } from './database.js';
 import { tempDataDir } from './dirs.js';
 
@@ -31,6 +31,7 @@ export interface TestService extends RunningService {
 export async function startTestService(
   env: Record<string, string> = {},
   role: ServiceRole = 'all',
+  options: ServiceOptions = {},
 ): Promise<TestService> {
   const dataDir = env.DATA_DIR ?? tempDataDir();
   const database =
@@ -52,7 +53,7 @@ export async function startTestService(
   });
   let service: RunningService;
   try {
-    service = await startService(config, createLogger(config.logLevel, sink), role);
+    service = await startService(config, createLogger(config.logLevel, sink), role, options);
   } catch (error) {
     await database?.drop();
     throw error;
@@ -113,7 +114,8 @@ export interface PostOptions {
   idempotencyKey?: string | null;
   correlationId?: string | null;
   headers?: Record<string, string>;
-  rawBody?: string;
+  /** Sent as it is instead of the JSON of `body` (bytes a JSON serialiser would never write). */
+  rawBody?: string | Buffer;
 }
 
 export async function postSubmission(

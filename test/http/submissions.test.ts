@@ -110,10 +110,12 @@ describe('POST /v1/submissions then GET /v1/submissions/{id}', () => {
 describe('what partners and logs see', () => {
   it('keeps tenant ids out of partner bodies and submitted data out of the logs', async () => {
     const account = await createAccount(service);
+    // Not hex, so it cannot turn up by chance inside a random request or row id.
+    const canary = 'Zq9Xw';
     const body = bodyFor(account, (b) => {
-      b.partnerSubjectId = 'subj-canary-7f3a';
-      b.sourceMetadata.labName = 'Canary Lab 7f3a';
-      b.subject.demographics.ethnicity = 'canary_7f3a';
+      b.partnerSubjectId = `subj-canary-${canary}`;
+      b.sourceMetadata.labName = `Canary Lab ${canary}`;
+      b.subject.demographics.ethnicity = `canary_${canary}`;
     });
     const res = await postSubmission(service, body, { apiKey: account.apiKey, correlationId: 'corr-canary' });
     expect(res.status).toBe(202);
@@ -127,7 +129,7 @@ describe('what partners and logs see', () => {
     }
     const logs = service.logs.join('');
     expect(logs).toContain('corr-canary');
-    expect(logs).not.toContain('7f3a');
+    expect(logs).not.toContain(canary);
     expect(logs).not.toContain(account.apiKey);
   });
 });

@@ -62,18 +62,13 @@ describe('support endpoints', () => {
     expect(body.code).toBe('METHOD_NOT_ALLOWED');
   });
 
-  it('answers a CORS preflight without a key', async () => {
+  it('sends no CORS headers unless origins are configured (CORS_ALLOWED_ORIGINS)', async () => {
     const res = await fetch(`${service.url}/v1/submissions`, {
       method: 'OPTIONS',
-      headers: {
-        origin: 'https://app.example.com',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'x-api-key, content-type, idempotency-key, x-correlation-id',
-      },
+      headers: { origin: 'https://app.example.com', 'access-control-request-method': 'POST' },
     });
-    expect(res.status).toBe(204);
-    expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
-    expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('idempotency-key');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.status).toBe(405);
   });
 });
 

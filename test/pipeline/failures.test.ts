@@ -4,6 +4,7 @@ import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentJobError } from '../../src/queue/types.js';
 import type { Worker } from '../../src/queue/worker.js';
+import { SkewedClock } from '../helpers/clock.js';
 import { startPipelineWorker, waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
@@ -29,6 +30,8 @@ async function detailOf(service: TestService, apiKey: string, id: string) {
       attempts: number;
       failedAt: string | null;
       errorSummary: string | null;
+      acceptedAt: string;
+      slaDeadlineAt: string | null;
       slaBreached: boolean;
     }>;
   };
@@ -159,24 +162,31 @@ describe('pipeline failures', () => {
   });
 
   it('marks slaBreached once the deadline passes', async () => {
-    const service = await startTestService({
-      WORKER_CONCURRENCY: '0',
-      SLA_SECONDS: '1',
-      RATE_LIMIT_PER_MINUTE: '0',
-    });
+    const service = await startTestService({ WORKER_CONCURRENCY: '0', RATE_LIMIT_PER_MINUTE: '0' });
     running.push(service);
     const account = await createAccount(service);
     const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
     const id = String(res.json.submissionId);
-    expect((await detailOf(service, account.apiKey, id)).jobs[0]!.slaBreached).toBe(false);
-    await new Promise((r) => setTimeout(r, 1_200));
-    expect((await detailOf(service, account.apiKey, id)).jobs[0]!.slaBreached).toBe(true);
+    // The default SLA (300 s) is far off, however slow this machine is.
+    const before = (await detailOf(service, account.apiKey, id)).jobs[0]!;
+    expect(before.slaBreached).toBe(false);
+    expect(Date.parse(before.slaDeadlineAt!) - Date.parse(before.acceptedAt)).toBe(300_000);
+    // The API compares the deadline with the real time (the HTTP layer takes no clock): rather
+    // than sleep past a short SLA and race the request against it, the deadline is moved into
+    // the past, which is what the passing of time does to it.
+    await service.store.connection.db
+      .updateTable('jobs')
+      .set({ sla_deadline_at: new Date(Date.now() - 1).toISOString() })
+      .where('submission_id', '=', id)
+      .execute();
+    const after = (await detailOf(service, account.apiKey, id)).jobs[0]!;
+    expect(after).toMatchObject({ status: 'pending', slaBreached: true });
   });
 
   it('finishes a submission whose worker process was SIGKILLed mid-step, with exactly one result', async () => {
     const service = await startTestService({
       WORKER_CONCURRENCY: '0',
-      JOB_LEASE_SECONDS: '2',
+      JOB_LEASE_SECONDS: '30',
       RATE_LIMIT_PER_MINUTE: '0',
     });
     running.push(service);
@@ -193,7 +203,9 @@ describe('pipeline failures', () => {
           DATA_DIR: service.config.dataDir,
           DATABASE_URL: service.config.databaseUrl ?? '',
           STALL_TYPE: 'pipeline.score',
-          JOB_LEASE_SECONDS: '2',
+          // Its heartbeat keeps the lease while it stalls; once it is killed the lease runs out
+          // 30 s later on the real clock, or at once on the rescuer's clock below.
+          JOB_LEASE_SECONDS: '30',
           LOG_LEVEL: 'silent',
         },
         stdio: ['ignore', 'pipe', 'inherit'],
@@ -201,7 +213,7 @@ describe('pipeline failures', () => {
     );
     const lines = readline.createInterface({ input: child.stdout! });
     const mid = await new Promise<{ midStep: string }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('the worker never reached the step')), 15_000);
+      const timer = setTimeout(() => reject(new Error('the worker never reached the step')), 60_000);
       lines.on('line', (line) => {
         const msg = JSON.parse(line) as { midStep?: string };
         if (msg.midStep) {
@@ -227,12 +239,16 @@ describe('pipeline failures', () => {
         .execute(),
     ).toHaveLength(0);
 
-    // A fresh worker rescues the expired lease and finishes the pipeline.
-    running.push(startPipelineWorker(service, undefined, { leaseMs: 2000, rescueEveryMs: 250 }));
+    // A fresh worker rescues the expired lease and finishes the pipeline. It lives a minute
+    // ahead (an injected clock), so the dead worker's 30 s lease has run out for it already,
+    // while its own leases (10 minutes) cannot run out however slow this machine is.
+    const ahead = new SkewedClock();
+    ahead.advance(60_000);
+    running.push(startPipelineWorker(service, undefined, { rescueEveryMs: 250, clock: ahead.date }));
     const detail = await waitUntil(async () => {
       const d = await detailOf(service, account.apiKey, id);
       return d.status === 'completed' && d;
-    }, 20_000);
+    }, 60_000);
     const results = await service.store.connection.db
       .selectFrom('results')
       .selectAll()
@@ -246,5 +262,6 @@ describe('pipeline failures', () => {
       'pipeline.score': ['completed', 2],
       'pipeline.render_reports': ['completed', 1],
     });
-  });
+    // Generous overall deadlines: a child process to start and a pipeline to run on a loaded machine.
+  }, 120_000);
 });

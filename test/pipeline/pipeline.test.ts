@@ -268,6 +268,33 @@ describe('the pipeline, end to end over HTTP', () => {
     }
   });
 
+  it('refuses a signed link once its account is deactivated or its artifact is gone', async () => {
+    const owner = await createAccount(service);
+    const { detail } = await submitAndComplete(undefined, owner);
+    const res = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': owner.apiKey });
+    const [item] = resultSchema.parse(res.json).artifacts.items;
+    const url = new URL(item!.access!.downloadUrl);
+    const download = () => fetch(`${service.url}${url.pathname}${url.search}`);
+    expect((await download()).status).toBe(200);
+
+    await service.store.accounts.setTenantActive(owner.tenantId, false);
+    const refused = await download();
+    expect(refused.status).toBe(403);
+    expect(errorOf((await refused.json()) as Record<string, unknown>).code).toBe('ACCOUNT_INACTIVE');
+
+    await service.store.accounts.setTenantActive(owner.tenantId, true);
+    expect((await download()).status).toBe(200);
+
+    await service.store.connection.db
+      .deleteFrom('artifact_contents')
+      .where('artifact_id', '=', item!.artifactId)
+      .execute();
+    await service.store.connection.db.deleteFrom('artifacts').where('id', '=', item!.artifactId).execute();
+    const gone = await download();
+    expect(gone.status).toBe(404);
+    expect(errorOf((await gone.json()) as Record<string, unknown>).code).toBe('NOT_FOUND');
+  });
+
   it('answers 404 for another tenant’s result, an unknown id and a non-UUID', async () => {
     const { detail } = await submitAndComplete();
     const other = await createAccount(service);

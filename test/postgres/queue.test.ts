@@ -5,6 +5,7 @@ import type { JobDefinition } from '../../src/queue/types.js';
 import { Worker } from '../../src/queue/worker.js';
 import type { Store } from '../../src/store/index.js';
 import { LISTENER_APPLICATION_NAME } from '../../src/store/postgres/job-listener.js';
+import { msOf } from '../helpers/clock.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { openSecondStore, openTestStore } from '../helpers/store.js';
 
@@ -37,7 +38,8 @@ function startWorker(
     logger: pino({ level: 'silent' }),
     definitions: { 'webhook.deliver': definition },
     concurrency: 8,
-    leaseMs: 5000,
+    // No test here is about leases: one that cannot run out, however loaded the machine.
+    leaseMs: 600_000,
     heartbeatMs: 1000,
     pollMs: opts.pollMs ?? 200,
     rescueEveryMs: 1000,
@@ -78,6 +80,14 @@ async function status(id: string): Promise<string> {
   return row?.status ?? 'missing';
 }
 
+/** Backends of this database waiting for a lock another backend holds. */
+async function lockWaiters(): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and cardinality(pg_blocking_pids(pid)) > 0`.execute(b.connection.db);
+  return rows[0]!.n;
+}
+
 /** Backends of this database that are job listeners. */
 async function listeners(): Promise<number[]> {
   const { rows } = await sql<{ pid: number }>`
@@ -90,34 +100,87 @@ async function listeners(): Promise<number[]> {
 
 const noop: JobDefinition = { run: async () => async () => {} };
 
+/**
+ * What a store's worker is doing, seen from outside: the wake-ups its notifier delivered and
+ * the claims it made. It lets a test wait until the worker is idle after a given wake-up (a
+ * claim it started after that wake-up has finished and none is running), so that the next job
+ * can only be found through the next wake-up. The claims are the real ones, only counted.
+ */
+function watchWorker(store: Store) {
+  const seen = { wakes: 0, claims: [] as Array<{ afterWake: number; done: boolean }> };
+  const claim = store.jobs.claim.bind(store.jobs);
+  store.jobs.claim = async (...args: Parameters<typeof claim>) => {
+    const entry = { afterWake: seen.wakes, done: false };
+    seen.claims.push(entry);
+    try {
+      return await claim(...args);
+    } finally {
+      entry.done = true;
+    }
+  };
+  // Subscribed after the worker: the worker's wake-up runs first, and its claim starts later.
+  store.notifier.subscribe(() => {
+    seen.wakes += 1;
+  });
+  return {
+    get wakes() {
+      return seen.wakes;
+    },
+    /** Idle after wake-up number `n` (1-based) and everything before it. */
+    idleAfterWake(n: number): boolean {
+      return (
+        seen.wakes >= n &&
+        seen.claims.some((c) => c.afterWake >= n && c.done) &&
+        seen.claims.every((c) => c.done)
+      );
+    },
+  };
+}
+
 describe('PostgreSQL job queue across processes', () => {
   it('wakes an idle worker in another process through LISTEN/NOTIFY', async () => {
     startWorker(b, noop, { pollMs: 3_600_000 });
-    await waitUntil(async () => (await listeners()).length === 1, 10_000, 'the listener');
-    // Its first claim (made on connecting) has found nothing; the poll is an hour away.
-    await new Promise((r) => setTimeout(r, 200));
+    const worker = watchWorker(b);
+    // The listener wakes the worker once it listens; the claim that wake-up starts finds nothing.
+    // After that the poll is an hour away: only a notification can make it claim again.
+    await waitUntil(
+      async () => worker.idleAfterWake(1),
+      20_000,
+      'the listener to listen, and the worker to idle',
+    );
+    expect(await listeners()).toHaveLength(1);
+    const wakesBefore = worker.wakes;
     const id = await enqueue(a);
-    await waitUntil(async () => (await status(id)) === 'completed', 10_000, 'the notified worker');
+    await waitUntil(async () => (await status(id)) === 'completed', 20_000, 'the notified worker');
+    expect(worker.wakes).toBeGreaterThan(wakesBefore);
   });
 
   it('listens again after its connection is killed, and is woken on the new one', async () => {
     startWorker(b, noop, { pollMs: 3_600_000 });
-    const [first] = await waitUntil(async () => {
-      const pids = await listeners();
-      return pids.length === 1 && pids;
-    });
-    await sql`select pg_terminate_backend(${first})`.execute(a.connection.db);
+    const worker = watchWorker(b);
     await waitUntil(
-      async () => {
-        const pids = await listeners();
-        return pids.length === 1 && pids[0] !== first;
-      },
-      15_000,
-      'a new listener',
+      async () => worker.idleAfterWake(1),
+      20_000,
+      'the listener to listen, and the worker to idle',
     );
-    await new Promise((r) => setTimeout(r, 200));
+    const [first] = await listeners();
+    expect(first).toEqual(expect.any(Number));
+    const wakesBefore = worker.wakes;
+    await sql`select pg_terminate_backend(${first})`.execute(a.connection.db);
+    // The new connection listens, then wakes the worker once (notifications sent meanwhile are
+    // lost); once that wake-up's claim has finished, only a notification can wake it.
+    await waitUntil(
+      async () => worker.idleAfterWake(wakesBefore + 1),
+      20_000,
+      'the new listener to listen, and the worker to idle',
+    );
+    const now = await listeners();
+    expect(now).toHaveLength(1);
+    expect(now[0]).not.toBe(first);
+    const wakesAfterReconnect = worker.wakes;
     const id = await enqueue(a);
-    await waitUntil(async () => (await status(id)) === 'completed', 10_000, 'the notified worker');
+    await waitUntil(async () => (await status(id)) === 'completed', 20_000, 'the notified worker');
+    expect(worker.wakes).toBeGreaterThan(wakesAfterReconnect);
   });
 
   it('skips jobs another transaction is claiming instead of waiting for them (SKIP LOCKED)', async () => {
@@ -155,13 +218,25 @@ describe('PostgreSQL job queue across processes', () => {
       // transaction next locks a row the heartbeat holds): a deadlock PostgreSQL breaks by
       // aborting one. The heartbeat skips x instead and still extends y.
       await b.jobs.complete(trx, x!, later);
-      const lost = await Promise.race([
-        a.jobs.heartbeat('worker-a', [x!.id, y!.id], 60_000, later),
-        new Promise<'waited'>((r) => setTimeout(() => r('waited'), 3000)),
-      ]);
+      // The heartbeat either returns, or waits for a lock: a wait shows in pg_stat_activity (it
+      // would last until this transaction ends, which waits for the heartbeat), so the test
+      // looks for it rather than giving the heartbeat a fixed time to answer.
+      let answered = false;
+      const heartbeat = a.jobs.heartbeat('worker-a', [x!.id, y!.id], 60_000, later).finally(() => {
+        answered = true;
+      });
+      const blocked = (async () => {
+        while (!answered) {
+          if ((await lockWaiters()) > 0) return 'waited for a lock' as const;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        return 'answered' as const;
+      })();
+      const lost = await Promise.race([heartbeat, blocked]);
       expect(lost).toEqual([]);
+      expect(await blocked).toBe('answered');
     });
-    expect(Date.parse((await leaseOf(y!.id)) as string)).toBeGreaterThan(Date.parse(before as string));
+    expect(msOf(await leaseOf(y!.id))).toBeGreaterThan(msOf(before));
     expect(await status(x!.id)).toBe('completed');
     // Once committed elsewhere, x is no longer held: the next beat reports it lost.
     expect(await a.jobs.heartbeat('worker-a', [x!.id, y!.id], 60_000, later)).toEqual([x!.id]);

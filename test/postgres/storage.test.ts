@@ -78,3 +78,29 @@ describe('commit lanes', () => {
     expect(new Set(keyed).size).toBe(1);
   });
 });
+
+describe('consistent reads', () => {
+  it('sees one state across several statements, whatever commits between them', async () => {
+    const tenant = await store.accounts.createTenant('T');
+    const seen = await store.connection.readConsistent(async (db) => {
+      const before = await db
+        .selectFrom('tenants')
+        .select('name')
+        .where('id', '=', tenant.tenantId)
+        .executeTakeFirst();
+      // Committed by another connection of the pool while the read is under way.
+      await store.accounts.setTenantActive(tenant.tenantId, false);
+      await sql`update tenants set name = 'renamed' where id = ${tenant.tenantId}`.execute(
+        store.connection.db,
+      );
+      const after = await db
+        .selectFrom('tenants')
+        .select(['name', 'active'])
+        .where('id', '=', tenant.tenantId)
+        .executeTakeFirst();
+      return { before: before?.name, after };
+    });
+    expect(seen).toEqual({ before: 'T', after: { name: 'T', active: true } });
+    expect((await store.accounts.getTenant(tenant.tenantId))?.active).toBe(false);
+  });
+});

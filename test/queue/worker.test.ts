@@ -1,14 +1,19 @@
+import { Writable } from 'node:stream';
+import fc from 'fast-check';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retryDelayMs } from '../../src/queue/backoff.js';
 import { type ClaimedJob, type JobDefinition, PermanentJobError } from '../../src/queue/types.js';
 import { Worker } from '../../src/queue/worker.js';
 import type { Store } from '../../src/store/index.js';
+import { deferred, ManualClock, msOf, SkewedClock } from '../helpers/clock.js';
 import { openTestStore } from '../helpers/store.js';
 
 let store: Store;
 let tenantId: string;
 const workers: Worker[] = [];
+/** Handlers a test left blocked are let go first, or stopping their worker would wait for them. */
+const unblock: Array<() => void> = [];
 const silent = pino({ level: 'silent' });
 
 beforeEach(async () => {
@@ -16,6 +21,7 @@ beforeEach(async () => {
   tenantId = (await store.accounts.createTenant('T')).tenantId;
 });
 afterEach(async () => {
+  for (const release of unblock.splice(0)) release();
   await Promise.all(workers.splice(0).map((w) => w.stop(1000)));
   await store.close();
 });
@@ -31,7 +37,9 @@ function startWorker(
     logger: silent,
     definitions: { 'webhook.deliver': definition },
     concurrency: 4,
-    leaseMs: 2000,
+    // Longer than any test runs, however loaded the machine: a lease expires only in the tests
+    // about leases, which set a short one and move an injected clock past it.
+    leaseMs: 600_000,
     heartbeatMs: 300,
     pollMs: 200,
     rescueEveryMs: 200,
@@ -68,7 +76,7 @@ async function job(id: string) {
   return store.connection.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await fn();
@@ -89,6 +97,43 @@ describe('backoff', () => {
       expect(d).toBeGreaterThanOrEqual(400);
       expect(d).toBeLessThanOrEqual(800);
     }
+  });
+
+  it('never exceeds its cap, even with the most jitter and attempt numbers far beyond any schedule', () => {
+    // 2 ** 1100 is Infinity, and base × 2 ** 1023 overflows too: the cap must still hold.
+    for (const attempt of [30, 31, 52, 53, 64, 1023, 1024, 1100, 1e6, Number.MAX_SAFE_INTEGER]) {
+      expect(
+        retryDelayMs(attempt, 1000, 300_000, () => 1),
+        `attempt ${attempt}`,
+      ).toBe(300_000);
+      expect(
+        retryDelayMs(attempt, 1000, 300_000, () => 0.999999),
+        `attempt ${attempt}`,
+      ).toBe(300_000);
+      expect(
+        retryDelayMs(attempt, 1000, 300_000, () => 0),
+        `attempt ${attempt}`,
+      ).toBe(150_000);
+    }
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        fc.integer({ min: 1, max: 60_000 }),
+        fc.integer({ min: 1, max: 3_600_000 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (attempt, baseMs, capMs, r) => {
+          const d = retryDelayMs(attempt, baseMs, capMs, () => r);
+          const step = Math.min(capMs, baseMs * 2 ** (attempt - 1));
+          expect(Number.isSafeInteger(d)).toBe(true);
+          expect(d).toBeLessThanOrEqual(capMs);
+          expect(d).toBeLessThanOrEqual(Math.round(step));
+          // Half fixed: never below half the step, so never zero.
+          expect(d).toBeGreaterThanOrEqual(Math.floor(step / 2));
+          expect(d).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -227,21 +272,135 @@ describe('Worker', () => {
   });
 
   it('keeps a long job alive with its heartbeat beyond the lease', async () => {
-    startWorker(
+    // The worker's clock moves only when the test moves it: each step is shorter than the lease
+    // and waits for a heartbeat to extend it, so the lease runs out only if the heartbeat does
+    // not work, never because the machine was slow.
+    const clock = new ManualClock();
+    const id = await enqueue();
+    const finish = deferred();
+    unblock.push(() => finish.resolve());
+    let runs = 0;
+    const worker = startWorker(
       {
         run: async () => {
-          await new Promise((r) => setTimeout(r, 1500));
+          runs += 1;
+          await finish.promise;
           return async () => {};
         },
       },
-      { leaseMs: 500, heartbeatMs: 100, rescueEveryMs: 100 },
+      { clock: clock.date, leaseMs: 500, heartbeatMs: 20, rescueEveryMs: 20 },
     );
-    const id = await enqueue();
+    await waitFor(async () => (await job(id)).status === 'running');
+    for (let elapsed = 0; elapsed < 2_500; elapsed += 400) {
+      clock.advance(400);
+      const leaseEnd = clock.ms() + 500;
+      const row = await waitFor(async () => {
+        const r = await job(id);
+        return msOf(r.locked_until) === leaseEnd && r;
+      });
+      expect(row).toMatchObject({ status: 'running', attempts: 1, locked_by: worker.workerId });
+    }
+    // Five times the lease has passed on the worker's clock, with the job still running.
+    finish.resolve();
     const row = await waitFor(async () => {
       const r = await job(id);
       return r.status === 'completed' && r;
     });
     expect(row.attempts).toBe(1);
+    expect(runs).toBe(1);
+    const log = await store.jobs.attempts(store.connection.db, id);
+    expect(log.map((a) => [a.attempt, a.worker_id, a.outcome])).toEqual([[1, worker.workerId, 'completed']]);
+  });
+
+  it('refuses the commit of a stalled worker whose job was rescued and completed by another', async () => {
+    const id = await enqueue(3);
+    // What each completion writes: a stand-in for a result (a row in the same transaction as the
+    // job's completion), so a second one would show.
+    const resultOf =
+      (who: string) => async (trx: Parameters<Awaited<ReturnType<JobDefinition['run']>>>[0]) => {
+        const now = new Date().toISOString();
+        await trx
+          .insertInto('tenants')
+          .values({
+            id: crypto.randomUUID(),
+            name: `result by ${who}`,
+            active: 1,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+      };
+    const results = async () =>
+      (
+        await store.connection.db
+          .selectFrom('tenants')
+          .select('name')
+          .where('name', 'like', 'result by %')
+          .execute()
+      ).map((r) => r.name);
+
+    // Worker A claims the job and stalls inside its handler (it is not killed, and does not
+    // watch its abort signal). Its timers stall with it: no heartbeat, no poll, no rescue.
+    const stalledLog: string[] = [];
+    const stalled = deferred();
+    const resume = deferred();
+    unblock.push(() => resume.resolve());
+    const a = startWorker(
+      {
+        run: async () => {
+          stalled.resolve();
+          await resume.promise;
+          return resultOf('stalled worker');
+        },
+      },
+      {
+        workerId: 'stalled',
+        leaseMs: 60_000,
+        heartbeatMs: 3_600_000,
+        pollMs: 3_600_000,
+        rescueEveryMs: 3_600_000,
+        logger: pino(
+          { level: 'warn' },
+          new Writable({
+            write(chunk, _enc, cb) {
+              stalledLog.push(String(chunk));
+              cb();
+            },
+          }),
+        ),
+      },
+    );
+    await stalled.promise;
+    expect(await job(id)).toMatchObject({ status: 'running', attempts: 1, locked_by: 'stalled' });
+
+    // Worker B lives two minutes later (an injected clock): A's 60 s lease has run out for it.
+    // It rescues the job, counting A's attempt, runs it again and completes it.
+    const later = new SkewedClock();
+    later.advance(120_000);
+    startWorker(
+      { run: async () => resultOf('rescuer') },
+      { workerId: 'rescuer', clock: later.date, rescueEveryMs: 50, pollMs: 50 },
+    );
+    const done = await waitFor(async () => {
+      const r = await job(id);
+      return r.status === 'completed' && r;
+    });
+    expect(done).toMatchObject({ attempts: 2, locked_by: null });
+    expect(await results()).toEqual(['result by rescuer']);
+
+    // A wakes up and tries to commit its (stale) completion: the fence on the lease owner refuses
+    // it, so its writes roll back with it and the job stays as B left it.
+    resume.resolve();
+    await waitFor(async () => stalledLog.join('').includes('lease lost; another worker owns this job now'));
+    await a.stop(30_000);
+    expect(await job(id)).toEqual(done);
+    expect(await results()).toEqual(['result by rescuer']);
+    const log = await store.jobs.attempts(store.connection.db, id);
+    expect(log.map((x) => [x.attempt, x.worker_id, x.outcome])).toEqual([
+      [1, 'stalled', 'retrying'],
+      [2, 'rescuer', 'completed'],
+    ]);
+    expect(log.every((x) => x.finished_at !== null)).toBe(true);
   });
 
   it('hands running jobs back at shutdown without counting the attempt', async () => {

@@ -257,3 +257,52 @@ export function documentsOnlyReport(): Report {
     input(documentsOnlySubmission(), modelResult([CARDIOVASCULAR, COGNITIVE, RENAL].map(partial))),
   );
 }
+
+/** Cut to at most `max` UTF-16 units (the schema's measure) without splitting a character. */
+function upTo(max: number, text: string): string {
+  let out = '';
+  for (const { segment } of new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(text)) {
+    if (out.length + segment.length > max) break;
+    out += segment;
+  }
+  return out;
+}
+
+/**
+ * Partner text a report must survive: each case fills partnerSubjectId and partnerSubmissionId
+ * up to the schema's 512 characters (and the laboratory name, up to its 200).
+ */
+export const HOSTILE_TEXT: Readonly<Record<string, string>> = {
+  'a 512-character reference': `ps-${'0123456789abcdef'.repeat(32)}`.slice(0, 512),
+  'one unbroken 512-letter word': upTo(512, 'Pneumonoultramicroscopicsilicovolcanoconiosis'.repeat(12)),
+  'right-to-left text with bidi controls': upTo(
+    512,
+    'مرحبا بالعالم שלום עולם \u202Eevil\u202C \u200Fמספר 12345 \u2067isolated\u2069 '.repeat(8),
+  ),
+  'Chinese, Japanese and Korean': upTo(512, '患者参照番号 漢字かなカナ 한국어 참조 '.repeat(20)),
+  'emoji: sequences, skin tones, flags': upTo(512, '👩🏽‍⚕️🧬🩸 test 🇩🇪🏳️‍🌈 1️⃣ '.repeat(20)),
+  'combining marks': upTo(512, 'Ze\u0301ro n\u0303 a\u0308\u0301\u0323 Z̸̢̛̭̤̙͎̈́̽̈́a̵̛͍̦̓l̷g̶o '.repeat(12)),
+  'zero-width and invisible characters': upTo(
+    512,
+    'a\u200Bb\u200Cc\u200Dd\uFEFFe\u2060f\u00ADg\u180Eh\u2063i '.repeat(30),
+  ),
+  'markup and script': upTo(
+    512,
+    '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">&amp;&lt;"\' '.repeat(8),
+  ),
+  'PDF syntax characters': upTo(
+    512,
+    ') Tj ET (x) \\) \\\\ ( % %%EOF endobj trailer << /Type /Catalog >> \\n '.repeat(10),
+  ),
+};
+
+/** The full report with `text` as both partner references and as the laboratory's name. */
+export function reportWithPartnerText(text: string): Report {
+  const report = buildReport({
+    ...input(markerSubmission()),
+    partnerSubjectId: text,
+    partnerSubmissionId: text,
+  });
+  report.source.labName = upTo(200, text);
+  return report;
+}

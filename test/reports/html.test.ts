@@ -5,7 +5,15 @@ import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport, type Report, renderHtml } from '../../src/reports/index.js';
-import { documentsOnlyReport, fullReport, input, markerSubmission, ROOT } from './fixtures.js';
+import {
+  documentsOnlyReport,
+  fullReport,
+  HOSTILE_TEXT,
+  input,
+  markerSubmission,
+  ROOT,
+  reportWithPartnerText,
+} from './fixtures.js';
 
 /** The html artifact in real headless Chromium, served from loopback. */
 
@@ -18,6 +26,7 @@ interface BrowserNode {
 interface BrowserElement extends BrowserNode {
   tagName: string;
   parentElement: BrowserElement | null;
+  nextElementSibling: BrowserElement | null;
   childNodes: Iterable<BrowserNode>;
   getAttribute(name: string): string | null;
   querySelector(selector: string): BrowserElement | null;
@@ -25,6 +34,7 @@ interface BrowserElement extends BrowserNode {
 declare const document: {
   documentElement: { lang: string; scrollWidth: number };
   querySelectorAll(selector: string): Iterable<BrowserElement>;
+  querySelector(selector: string): BrowserElement | null;
   getElementById(id: string): BrowserElement | null;
 };
 declare const window: { innerWidth: number; __pwned?: number };
@@ -213,4 +223,39 @@ describe('html report in Chromium', () => {
     await expect(page.getByText(hostile).first().isVisible()).resolves.toBe(true);
     await page.close();
   });
+
+  it.each(Object.entries(HOSTILE_TEXT).map(([name, text], i) => [name, text, i] as const))(
+    'shows %s as the partner sent it, as text, on a phone screen',
+    async (_name, text, i) => {
+      const report = reportWithPartnerText(text);
+      const html = renderHtml(report).toString('utf8');
+      expect(html).not.toContain('<script');
+      expect(html).not.toContain('<img');
+      const { page, requests, consoleErrors } = await open(report, `partner-text-${i}`, {
+        width: 375,
+        height: 800,
+      });
+      expect(consoleErrors).toEqual([]);
+      expect(requests).toHaveLength(1);
+      expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+      // Character for character, in the title and the masthead (markup shows as text).
+      expect(await page.evaluate(() => document.querySelector('title')?.textContent)).toBe(
+        `Wellbeing report: ${text}`,
+      );
+      const facts = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('dl.meta dt'), (dt) => [
+          dt.textContent,
+          dt.nextElementSibling?.textContent,
+        ]),
+      );
+      expect(facts).toContainEqual(['Subject reference', text]);
+      expect(facts).toContainEqual(['Submission reference', text]);
+      expect(facts).toContainEqual(['Laboratory', report.source.labName]);
+      // A 512-character word wraps inside the page instead of widening it.
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0);
+      await page.close();
+    },
+  );
 });

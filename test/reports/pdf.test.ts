@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderPdf } from '../../src/reports/index.js';
-import { documentsOnlyReport, fullReport, ROOT } from './fixtures.js';
+import { printable, textWidth, wrap } from '../../src/reports/pdf-fonts.js';
+import { documentsOnlyReport, fullReport, HOSTILE_TEXT, ROOT, reportWithPartnerText } from './fixtures.js';
 
 /** The pdf artifact checked with poppler's own tools. */
 
@@ -111,3 +112,119 @@ describe('pdf report with poppler', () => {
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
   });
 });
+
+const graphemes = (text: string) =>
+  Array.from(new Intl.Segmenter('en', { granularity: 'grapheme' }).segment(text), (g) => g.segment);
+
+describe('pdf report with long, hostile and non-Latin partner text', () => {
+  const cases = Object.entries(HOSTILE_TEXT);
+
+  it.each(cases)('renders %s within the usual four pages', async (_name, text) => {
+    const report = reportWithPartnerText(text);
+    const bytes = await renderPdf(report);
+    const file = save(`hostile-${Math.abs(hash(text))}.pdf`, bytes);
+    // poppler parses it without a complaint (run() checks stderr), on the usual A4 pages.
+    const meta = info(file);
+    expect(meta.Pages).toBe('4');
+    expect(meta['Page size']).toMatch(/^595\.2\d* x 841\.8\d* pts/);
+    // The document's title keeps the reference exactly (as Unicode, not as drawn glyphs).
+    expect(meta.Title).toBe(`Wellbeing report: ${text}`);
+    const extracted = run('pdftotext', '-layout', file, '-');
+    expect(extracted).toContain('Subject reference');
+    expect(extracted).toContain('Submission reference');
+    for (let n = 1; n <= 4; n++) expect(extracted).toContain(`Page ${n} of 4`);
+    // The whole report is still there after the masthead: its last marker and the statement.
+    expect(extracted).toContain(report.markers.items.at(-1)!.name);
+    expect(extracted).toContain(report.statement.heading);
+    // Same report, same bytes.
+    expect((await renderPdf(reportWithPartnerText(text))).equals(bytes)).toBe(true);
+  });
+
+  it.each([
+    'markup and script',
+    'PDF syntax characters',
+    'right-to-left text with bidi controls',
+    'combining marks',
+    'zero-width and invisible characters',
+    'one unbroken 512-letter word',
+  ])('prints %s as drawn: the glyphs extract back to the text', async (name) => {
+    const text = HOSTILE_TEXT[name]!;
+    const file = save(`printed-${Math.abs(hash(text))}.pdf`, await renderPdf(reportWithPartnerText(text)));
+    const extracted = run('pdftotext', '-raw', file, '-');
+    // The masthead shows two lines of each reference (the value column, 119.28 pt of bold 8 pt);
+    // their glyphs map back to the same text. The bidi and invisible controls are drawn too, so
+    // the comparison is on what extraction keeps of them: poppler reorders right-to-left runs.
+    const shown = wrap('bold', 8, printable('bold', text), 119.28).slice(0, 2);
+    expect(shown.join('').length).toBeGreaterThan(20);
+    const visible = (s: string) => s.replace(/[\p{Default_Ignorable_Code_Point}\p{Mn}\s]/gu, '');
+    if (name === 'right-to-left text with bidi controls') {
+      expect(extracted).toContain('שלום');
+      expect(extracted).toContain('مرحبا');
+    } else {
+      for (const line of shown) expect(visible(extracted)).toContain(visible(line));
+    }
+  });
+
+  it('shows characters the font cannot draw as U+FFFD instead of dropping them', async () => {
+    // DejaVu has no CJK or emoji glyphs: each such character prints as one replacement mark.
+    expect(printable('bold', '患者 12')).toBe('\uFFFD\uFFFD 12');
+    expect(printable('bold', 'a👩🏽‍⚕️b 🇩🇪')).toBe('a\uFFFDb \uFFFD');
+    // Invisible characters it has no glyph for (bidi isolates) are left out, not marked.
+    expect(printable('bold', 'a\u2067b\u2069c\u180Ed')).toBe('abcd');
+    // What it can draw stays as it is, accents and invisible characters included.
+    for (const kept of [
+      'Ze\u0301ro',
+      'Zéro',
+      'שלום مرحبا \u202Eevil\u202C',
+      'a\u200Bb\u200Dc\uFEFFd',
+      '⚕ µ²',
+    ]) {
+      expect(printable('bold', kept)).toBe(kept);
+    }
+    const file = save(
+      'hostile-cjk.pdf',
+      await renderPdf(reportWithPartnerText(HOSTILE_TEXT['Chinese, Japanese and Korean']!)),
+    );
+    const extracted = run('pdftotext', file, '-');
+    expect(extracted).toContain('\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD');
+  });
+
+  it.each(cases)('wraps %s into lines that fit, cut only between characters', (_name, text) => {
+    const width = 119.28;
+    const lines = wrap('bold', 8, text, width);
+    for (const line of lines) {
+      // A line wider than the column is a single character that cannot be cut.
+      if (textWidth('bold', line, 8) > width) expect(graphemes(line)).toHaveLength(1);
+    }
+    // Nothing lost or split: the lines put back together (at the spaces wrapping removed) are
+    // the text's words, and every cut falls between two characters.
+    const words = text.split(' ').filter((w) => w !== '');
+    expect(
+      lines
+        .join(' ')
+        .split(' ')
+        .filter((w) => w !== '')
+        .join(''),
+    ).toBe(words.join(''));
+    const boundaries = new Set<number>();
+    let at = 0;
+    for (const g of graphemes(words.join(''))) {
+      boundaries.add(at);
+      at += g.length;
+    }
+    boundaries.add(at);
+    let offset = 0;
+    for (const line of lines) {
+      for (const piece of line.split(' ').filter((w) => w !== '')) {
+        expect(boundaries.has(offset)).toBe(true);
+        offset += piece.length;
+      }
+    }
+  });
+});
+
+function hash(text: string): number {
+  let h = 0;
+  for (let i = 0; i < text.length; i++) h = (Math.imul(h, 31) + text.charCodeAt(i)) | 0;
+  return h;
+}

@@ -46,7 +46,8 @@ describe('2 API + 2 worker processes on one PostgreSQL database', () => {
     for (const role of ['api', 'api', 'worker', 'worker'] as const) {
       processes.push(await serveProcess(role, env));
     }
-  });
+    // Four processes, each given up to 20 s to answer /ready: more than the default hook timeout.
+  }, 120_000);
   afterAll(async () => {
     await Promise.all(processes.map((p) => stopProcess(p)));
     await receiver.stop();
@@ -106,12 +107,17 @@ describe('2 API + 2 worker processes on one PostgreSQL database', () => {
 
     const deadline = Date.now() + 120_000;
     for (;;) {
-      const { rows } = await pool.query<{ n: string }>(
-        "select count(*) n from submissions where status <> 'completed'",
+      // The receiver sees a delivery before its worker commits it as delivered: wait for both.
+      const { rows } = await pool.query<{ n: string; undelivered: string }>(
+        `select (select count(*) from submissions where status <> 'completed') n,
+                (select count(*) from webhook_events where status <> 'delivered') undelivered`,
       );
-      if (Number(rows[0]!.n) === 0 && receiver.deliveries.length >= SUBMISSIONS) break;
+      const pending = Number(rows[0]!.n) + Number(rows[0]!.undelivered);
+      if (pending === 0 && receiver.deliveries.length >= SUBMISSIONS) break;
       if (Date.now() > deadline)
-        throw new Error(`not done: ${rows[0]!.n} submissions, ${receiver.deliveries.length} events`);
+        throw new Error(
+          `not done: ${rows[0]!.n} submissions, ${rows[0]!.undelivered} undelivered events, ${receiver.deliveries.length} deliveries`,
+        );
       await new Promise((r) => setTimeout(r, 200));
     }
 
@@ -181,5 +187,7 @@ describe('2 API + 2 worker processes on one PostgreSQL database', () => {
       'pipeline.render_reports': SUBMISSIONS / 10,
       'webhook.deliver': SUBMISSIONS,
     });
-  });
+    // The test's own deadline for the backlog is 120 s: the default 30 s test timeout cut it
+    // short on a loaded machine, before that deadline could say what was left.
+  }, 240_000);
 });

@@ -94,6 +94,7 @@ describe('results and artifacts (the pipeline write paths)', () => {
         fileName: r.fileName,
         byteSize: r.byteSize,
         sha256: r.sha256,
+        tenantActive: true,
       });
     }
     const row = await store.connection.db

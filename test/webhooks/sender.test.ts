@@ -24,7 +24,7 @@ describe('sendOnce', () => {
   it('refuses a name that now resolves to loopback, before connecting', async () => {
     const before = receiver.deliveries.length;
     const outcome = await sendOnce(`https://hooks.partner.example:${port}/x`, {}, Buffer.from('{}'), {
-      timeoutMs: 2000,
+      timeoutMs: 10_000,
       allowInsecure: false,
       resolve: rebinding,
     });
@@ -51,7 +51,7 @@ describe('sendOnce', () => {
   ])('refuses at connect time a name that resolves to %s', async (address, family) => {
     const before = receiver.deliveries.length;
     const outcome = await sendOnce(`https://hooks.partner.example:${port}/x`, {}, Buffer.from('{}'), {
-      timeoutMs: 2000,
+      timeoutMs: 10_000,
       allowInsecure: false,
       resolve: async () => [{ address, family }],
     });
@@ -61,7 +61,7 @@ describe('sendOnce', () => {
 
   it('refuses an IP-literal target without any lookup', async () => {
     const outcome = await sendOnce(`https://127.0.0.1:${port}/x`, {}, Buffer.from('{}'), {
-      timeoutMs: 2000,
+      timeoutMs: 10_000,
       allowInsecure: false,
     });
     expect(outcome).toMatchObject({ ok: false, errorClass: 'invalid_url' });
@@ -82,15 +82,37 @@ describe('sendOnce', () => {
   it('does not follow a redirect: a 3xx is a failed attempt', async () => {
     receiver.replies = [302];
     const outcome = await sendOnce(`http://127.0.0.1:${port}/x`, {}, Buffer.from('{}'), {
-      timeoutMs: 2000,
+      timeoutMs: 10_000,
       allowInsecure: true,
     });
     expect(outcome).toMatchObject({ ok: false, statusCode: 302, errorClass: 'http_status' });
   });
 
+  it('gives up on a receiver that never answers after its timeout, as a timeout', async () => {
+    // Nothing else is timed here: a hung receiver times out however long the machine takes.
+    receiver.replies = ['hang'];
+    const before = receiver.deliveries.length;
+    const outcome = await sendOnce(`http://127.0.0.1:${port}/x`, {}, Buffer.from('{}'), {
+      timeoutMs: 300,
+      allowInsecure: true,
+    });
+    expect(outcome).toMatchObject({ ok: false, statusCode: null, errorClass: 'timeout' });
+    expect(outcome.latencyMs).toBeGreaterThanOrEqual(299);
+    expect(receiver.deliveries.length).toBe(before + 1);
+  });
+
+  it('classifies a connection dropped without an answer', async () => {
+    receiver.replies = ['reset'];
+    const outcome = await sendOnce(`http://127.0.0.1:${port}/x`, {}, Buffer.from('{}'), {
+      timeoutMs: 10_000,
+      allowInsecure: true,
+    });
+    expect(outcome).toMatchObject({ ok: false, statusCode: null, errorClass: 'connection_reset' });
+  });
+
   it('classifies a refused connection', async () => {
     const outcome = await sendOnce('http://127.0.0.1:1/x', {}, Buffer.from('{}'), {
-      timeoutMs: 2000,
+      timeoutMs: 10_000,
       allowInsecure: true,
     });
     expect(outcome).toMatchObject({ ok: false, errorClass: 'connection_refused' });

@@ -230,5 +230,21 @@ export function flattenIssues(
       });
     } else if (!list.includes(message)) list.push(message);
   }
-  return { formErrors, fieldErrors };
+  return { formErrors: withOmitted(formErrors, fieldErrors), fieldErrors: firstFields(fieldErrors) };
+}
+
+/** Fields listed in one error at most: enough to fix a body, small enough to read and send. */
+export const MAX_FIELD_ERRORS = 100;
+
+function firstFields(fieldErrors: Record<string, string[]>): Record<string, string[]> {
+  const keys = Object.keys(fieldErrors);
+  if (keys.length <= MAX_FIELD_ERRORS) return fieldErrors;
+  for (const key of keys.slice(MAX_FIELD_ERRORS)) delete fieldErrors[key];
+  return fieldErrors;
+}
+
+function withOmitted(formErrors: string[], fieldErrors: Record<string, string[]>): string[] {
+  const omitted = Object.keys(fieldErrors).length - MAX_FIELD_ERRORS;
+  if (omitted <= 0) return formErrors;
+  return [...formErrors, `${omitted} more fields have problems; the first ${MAX_FIELD_ERRORS} are listed.`];
 }

@@ -41,7 +41,8 @@ export const artifactPaths: ZodOpenApiPathsObject = {
           },
         },
         '403': {
-          description: 'FORBIDDEN: the link is malformed, altered or expired',
+          description:
+            'FORBIDDEN: the link is malformed, altered or expired; ACCOUNT_INACTIVE: the account was deactivated',
           content: { 'application/json': { schema: errorEnvelopeSchema } },
         },
         '404': {
@@ -72,6 +73,14 @@ export async function artifactRoutes(
       if (verdict !== 'ok') throw forbidden;
       const meta = await opts.store.results.downloadable(opts.store.connection.db, id);
       if (!meta) throw ApiError.notFound('This artifact is not available.');
+      // A link issued before the account was deactivated dies with the account (issue 12).
+      if (!meta.tenantActive) {
+        throw new ApiError(
+          403,
+          'ACCOUNT_INACTIVE',
+          'This account is inactive. Contact the service operator.',
+        );
+      }
       let body = await opts.store.artifacts.get(id);
       if (!body || sha256Hex(body) !== meta.sha256) {
         request.log.warn({ artifactId: id }, 'artifact bytes missing or altered; rendering them again');

@@ -5,6 +5,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import { isUuid } from '../../domain/ids.js';
 import { checkPanel, parseSubmission, submissionRequestSchema } from '../../domain/submission/index.js';
 import { sha256Hex } from '../../hash.js';
+import { readJsonText } from '../../json/read-json.js';
 import type { Store } from '../../store/index.js';
 import { principalOf } from '../auth.js';
 import { ApiError, type ValidationDetails } from '../errors.js';
@@ -96,7 +97,8 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
   app.post('/v1/submissions', { config: { auth: true } }, async (request, reply) => {
     const principal = principalOf(request);
     const fieldErrorsFromHeaders = headerErrors(request);
-    const parsed = parseSubmission(request.body, { now: new Date() });
+    const receivedAt = new Date();
+    const parsed = parseSubmission(request.body, { now: receivedAt });
     if (!parsed.ok || Object.keys(fieldErrorsFromHeaders).length > 0) {
       const details: ValidationDetails = parsed.ok
         ? { formErrors: [], fieldErrors: fieldErrorsFromHeaders }
@@ -126,7 +128,10 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
       requestHash: sha256Hex(rawBody),
       // "Identical" means the same JSON value: key order and whitespace do not matter. Only
       // computed when a key is reused with different bytes, so it stays off the hot path.
-      sameBody: (stored) => stableStringify(JSON.parse(stored)) === stableStringify(request.body),
+      sameBody: (stored) => {
+        const read = readJsonText(stored);
+        return read.ok && stableStringify(read.value) === stableStringify(request.body);
+      },
       correlationId: header(request, 'x-correlation-id')!,
       requestId: request.id,
       partnerSubmissionId: parsed.value.partnerSubmissionId,
@@ -135,6 +140,7 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
       normalisedBody: JSON.stringify(panel.value),
       documentCount: panel.value.reportDocuments?.length ?? 0,
       markerCount: panel.value.markers.length,
+      receivedAt,
     });
     if (outcome.kind === 'mismatch') {
       throw new ApiError(
@@ -143,6 +149,7 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
         'This Idempotency-Key was already used with a different body. Use a new key for a new submission.',
       );
     }
+    request.submissionLog = { submissionId: outcome.submissionId, replayed: outcome.kind === 'replayed' };
     if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
     reply.header('location', `/v1/submissions/${outcome.submissionId}`);
     return reply.code(202).send({

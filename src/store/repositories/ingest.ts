@@ -24,6 +24,12 @@ export interface IngestCommand {
   normalisedBody: string;
   documentCount: number;
   markerCount: number;
+  /**
+   * The instant the door checked the body at (age and date rules depend on it). Stored as the
+   * submission's `received_at`, which the worker checks it at again, so the two never disagree
+   * across a change of day or year. Defaults to the commit's clock.
+   */
+  receivedAt?: Date;
 }
 
 export interface Accepted {
@@ -72,7 +78,7 @@ export class IngestWriter {
 
   async ingest(command: IngestCommand): Promise<IngestOutcome> {
     const outcome = await this.committer.submit(
-      (trx) => this.backend.writeOne(trx, command, this.clock(), this.policy),
+      (trx) => this.backend.writeOne(trx, command, command.receivedAt ?? this.clock(), this.policy),
       // The same key always takes the same lane (PostgreSQL): its requests queue there.
       { urgent: true, lockKey: `${command.partnerId}:${command.idempotencyKeyHash}` },
     );

@@ -1,6 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { ModelResult } from '../../domain/model/types.js';
-import { iso, isoOrNull, json, type SqlDialect } from '../codec.js';
+import { bool, iso, isoOrNull, json, type SqlDialect } from '../codec.js';
 import type { Database } from '../database.js';
 import { artifactIdFor, resultIdFor } from '../ids.js';
 import { type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
@@ -361,11 +361,22 @@ export class ResultsRepository {
   async downloadable(
     db: Db,
     artifactId: string,
-  ): Promise<{ contentType: string; fileName: string; byteSize: number; sha256: string } | undefined> {
+  ): Promise<
+    | { contentType: string; fileName: string; byteSize: number; sha256: string; tenantActive: boolean }
+    | undefined
+  > {
     const row = await db
       .selectFrom('artifacts')
-      .select(['content_type', 'file_name', 'availability', 'byte_size', 'sha256'])
-      .where('id', '=', artifactId)
+      .innerJoin('tenants', 'tenants.id', 'artifacts.tenant_id')
+      .select([
+        'artifacts.content_type',
+        'artifacts.file_name',
+        'artifacts.availability',
+        'artifacts.byte_size',
+        'artifacts.sha256',
+        'tenants.active',
+      ])
+      .where('artifacts.id', '=', artifactId)
       .executeTakeFirst();
     if (row?.availability !== 'available' || !row.content_type || !row.file_name || !row.sha256)
       return undefined;
@@ -374,6 +385,7 @@ export class ResultsRepository {
       fileName: row.file_name,
       byteSize: row.byte_size ?? 0,
       sha256: row.sha256,
+      tenantActive: bool(row.active),
     };
   }
 }

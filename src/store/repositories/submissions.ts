@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { iso, isoOrNull } from '../codec.js';
+import type { StoreConnection } from '../connect.js';
 import type { Database } from '../database.js';
 
 export interface SubmissionRecord {
@@ -41,12 +42,17 @@ const PARTNER_VISIBLE_JOB_TYPES = ['pipeline.ingest_validate', 'pipeline.score',
  */
 export class TenantSubmissions {
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly connection: Pick<StoreConnection, 'readConsistent'>,
     readonly tenantId: string,
   ) {}
 
-  async get(submissionId: string): Promise<SubmissionRecord | undefined> {
-    const row = await this.db
+  /** The submission with its result, counts and jobs, as of one moment. */
+  get(submissionId: string): Promise<SubmissionRecord | undefined> {
+    return this.connection.readConsistent((db) => this.read(db, submissionId));
+  }
+
+  private async read(db: Kysely<Database>, submissionId: string): Promise<SubmissionRecord | undefined> {
+    const row = await db
       .selectFrom('submissions')
       .select([
         'id',
@@ -62,7 +68,7 @@ export class TenantSubmissions {
       .where('id', '=', submissionId)
       .executeTakeFirst();
     if (!row) return undefined;
-    const result = await this.db
+    const result = await db
       .selectFrom('results')
       .select('id')
       .where('tenant_id', '=', this.tenantId)
@@ -71,7 +77,7 @@ export class TenantSubmissions {
     const artifactCount = result
       ? Number(
           (
-            await this.db
+            await db
               .selectFrom('artifacts')
               .select((eb) => eb.fn.countAll<number>().as('n'))
               .where('tenant_id', '=', this.tenantId)
@@ -80,7 +86,7 @@ export class TenantSubmissions {
           ).n,
         )
       : 0;
-    const jobs = await this.db
+    const jobs = await db
       .selectFrom('jobs')
       .selectAll()
       .where('tenant_id', '=', this.tenantId)

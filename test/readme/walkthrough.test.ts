@@ -1,0 +1,135 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase, testStoreKind } from '../helpers/database.js';
+import { tempDataDir } from '../helpers/dirs.js';
+import { waitUntil } from '../helpers/pipeline.js';
+import { freePort } from '../helpers/processes.js';
+
+/**
+ * The README's walkthrough, run as it is written (issue 13: a new operator and partner engineer
+ * can do everything from the README alone). Only the base URL and the receiver's port are
+ * changed to free ones; the server runs as `npm start` runs it, restarted between the blocks
+ * as the README says.
+ */
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+function shellBlock(after: string): string {
+  const start = README.indexOf(after);
+  expect(start, after).toBeGreaterThan(-1);
+  const block = /```sh\n([\s\S]*?)```/.exec(README.slice(start));
+  if (!block?.[1]) throw new Error(`no sh block after ${after}`);
+  return block[1];
+}
+
+const children: ChildProcess[] = [];
+let database: TestDatabase | undefined;
+
+afterAll(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null && child.pid) {
+      // Process groups: the receiver the second block leaves running in the background.
+      process.kill(-child.pid, 'SIGKILL');
+    }
+  }
+  await database?.drop();
+});
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(command, args, { cwd: ROOT, env, detached: true });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr?.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  return { child, output: () => out };
+}
+
+async function startServer(env: NodeJS.ProcessEnv, base: string) {
+  const server = run(process.execPath, ['dist/server.js'], env);
+  await waitUntil(
+    async () => {
+      if (server.child.exitCode !== null) throw new Error(`server exited: ${server.output()}`);
+      return (await fetch(`${base}/ready`).catch(() => undefined))?.status === 200;
+    },
+    30_000,
+    'the server',
+  );
+  return server;
+}
+
+describe('the README walkthrough', () => {
+  it('runs as written: polling, then a callback after a restart', async () => {
+    const port = await freePort();
+    const receiverPort = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    database = testStoreKind() === 'postgres' ? await createTestDatabase() : undefined;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: tempDataDir(),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...(database ? { DATABASE_URL: database.url } : {}),
+    };
+
+    let server = await startServer(env, base);
+    const polling = shellBlock('## Walkthrough: the recommended client sequence');
+    expect(polling).toContain('BASE=http://localhost:8080\n');
+    const first = run(
+      'bash',
+      [
+        '-euo',
+        'pipefail',
+        '-c',
+        `${polling.replace('BASE=http://localhost:8080\n', `BASE=${base}\n`)}\necho "STATE $API_KEY $PARTNER_ID $WORK"`,
+      ],
+      env,
+    );
+    const [code] = (await once(first.child, 'exit')) as [number];
+    const out = first.output();
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/HTTP\/1\.1 204/);
+    expect(out).toMatch(/"status":"accepted"/);
+    expect(out.toLowerCase()).toContain('idempotent-replayed: true');
+    expect(out).toMatch(/"status":"completed"/);
+    const [, apiKey, partnerId, work] = /STATE (\S+) (\S+) (\S+)/.exec(out) ?? [];
+    expect(fs.readFileSync(path.join(work!, 'report.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+
+    // "Stop the running server, then start it again with WEBHOOK_ALLOW_INSECURE=true npm start".
+    server.child.kill('SIGTERM');
+    await once(server.child, 'exit');
+    server = await startServer({ ...env, WEBHOOK_ALLOW_INSECURE: 'true' }, base);
+
+    const callback = shellBlock('### With a callback instead of polling');
+    expect(callback).toContain('4000');
+    const second = run(
+      'bash',
+      [
+        '-euo',
+        'pipefail',
+        '-c',
+        `BASE=${base}; WORK=${work}; API_KEY=${apiKey}; PARTNER_ID=${partnerId}\n${callback.replaceAll('4000', String(receiverPort))}`,
+      ],
+      env,
+    );
+    const read = await waitUntil(
+      async () =>
+        second.output().includes('"msg":"result read"') &&
+        second.output().includes('"deliveries":[') &&
+        second.output(),
+      60_000,
+      'the receiver to read the result',
+    );
+    expect(read).toContain('"msg":"event received"');
+    expect(read).toMatch(/"msg":"result read".*"status":"completed"/);
+    expect(read).toMatch(/"deliveries":\[/);
+    expect(read).not.toContain('delivery rejected');
+  });
+});

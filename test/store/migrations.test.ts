@@ -1,0 +1,310 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/auth/api-keys.js';
+import type { ModelResult } from '../../src/domain/model/types.js';
+import { artifactIdFor } from '../../src/store/ids.js';
+import { Store, type StoreConfig } from '../../src/store/index.js';
+import { migrateTo, migrateToLatest, pendingMigrations } from '../../src/store/migrate.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { WebhookAdmin } from '../../src/webhooks/admin.js';
+import { SecretBox } from '../../src/webhooks/index.js';
+import { recordResultReady } from '../../src/webhooks/outbox.js';
+import { activeSecret } from '../../src/webhooks/secrets.js';
+import { createTestDatabase, testStoreKind } from '../helpers/database.js';
+import { tempDataDir } from '../helpers/dirs.js';
+import { ingestCommand } from '../helpers/store.js';
+
+/**
+ * Migrations on a database that is not empty, and on one that two processes migrate at once,
+ * on both stores. Kysely's migrator locks on PostgreSQL (an advisory lock) but not on SQLite,
+ * where src/store/migrate.ts runs the whole migration in one IMMEDIATE transaction.
+ */
+
+const ALL = Object.keys(MIGRATIONS);
+const cleanup: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+/** A fresh, unmigrated database of the store kind under test; dropped after the test. */
+async function freshConfig(): Promise<StoreConfig> {
+  const database = testStoreKind() === 'postgres' ? await createTestDatabase() : undefined;
+  if (database) cleanup.push(() => database.drop());
+  return { dataDir: tempDataDir(), databaseUrl: database?.url, slaSeconds: 300, jobMaxAttempts: 5 };
+}
+
+function open(config: StoreConfig): Store {
+  const store = Store.open(config);
+  cleanup.push(() => store.close());
+  return store;
+}
+
+/** The migrations the database has recorded, one row each. */
+async function recorded(store: Store): Promise<string[]> {
+  const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
+    store.connection.db,
+  );
+  return rows.rows.map((r) => r.name);
+}
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
+
+/** `healthspan migrate` as a child process, not waited for until the promise is. */
+function migrateProcess(
+  config: StoreConfig,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, ['migrate'], {
+      env: {
+        ...process.env,
+        LOG_LEVEL: 'silent',
+        DATA_DIR: config.dataDir,
+        DATABASE_URL: config.databaseUrl ?? '',
+        MIGRATE_ON_START: 'false',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('migrations', () => {
+  it('applies each migration onto rows written at the version before, and the rows read back at the latest', async () => {
+    const store = open(await freshConfig());
+    const { db, dialect } = store.connection;
+    const at = async (name: string) => {
+      await migrateTo(db, dialect, name);
+      expect(await recorded(store)).toEqual(ALL.slice(0, ALL.indexOf(name) + 1));
+    };
+    const box = new SecretBox('migration-test-webhook-secrets-key-0123456789');
+    const now = () => new Date();
+
+    // 0001: accounts, an API key, a submission with its idempotency record and first job, and a
+    // job claimed by a worker (still running when the later migrations run).
+    await at('0001_initial');
+    const tenant = await store.accounts.createTenant('Älteste Klinik');
+    const partner = await store.accounts.createPartner(tenant.tenantId, 'Partner 𝔘');
+    const account = { tenantId: tenant.tenantId, partnerId: partner.partnerId };
+    const key = generateApiKey();
+    const stored = await store.accounts.insertKey({
+      partnerId: partner.partnerId,
+      keyHash: key.hash,
+      keyPrefix: key.displayPrefix,
+      expiresAt: null,
+    });
+    const body = JSON.stringify({ note: 'ünïcödé ✓ 漢字', n: 1 });
+    const first = await store.ingest.ingest(
+      ingestCommand(account, {
+        idempotencyKeyHash: 'key-at-0001',
+        requestHash: 'hash-at-0001',
+        partnerSubmissionId: 'ps-0001',
+        originalBody: body,
+        normalisedBody: body,
+      }),
+    );
+    if (first.kind !== 'created') throw new Error('not created');
+    const [running] = await store.batcher.submit((trx) =>
+      store.jobs.claim(trx, 'worker-before-0006', ['pipeline.ingest_validate'], 1, 600_000, now()),
+    );
+    expect(running?.submissionId).toBe(first.submissionId);
+
+    // 0002: a result with its artifacts, one of them stored and available.
+    await at('0002_results');
+    const bundle = { outcomes: [{ id: 'wellbeing.general', risk: 0.12 }] } as unknown as ModelResult;
+    const pdf = Buffer.from('%PDF-1.7 bytes written at 0002');
+    const { resultId } = await store.batcher.submit(async (trx) => {
+      const created = await store.results.createOnce(
+        trx,
+        {
+          tenantId: tenant.tenantId,
+          submissionId: first.submissionId,
+          bundle,
+          artifactTypes: ['json', 'pdf'],
+        },
+        now(),
+      );
+      const rendered = [
+        {
+          artifactId: artifactIdFor(created.resultId, 'pdf'),
+          body: pdf,
+          byteSize: pdf.length,
+          contentType: 'application/pdf',
+          fileName: 'wellbeing-report-ps-0001.pdf',
+          sha256: 'a'.repeat(64),
+        },
+      ];
+      await store.artifacts.putAll(trx, rendered);
+      await store.results.markAvailable(trx, created.resultId, rendered, now());
+      return created;
+    });
+
+    // 0003 (an index on running jobs) under a second submission.
+    await at('0003_running_jobs_index');
+    const second = await store.ingest.ingest(
+      ingestCommand(account, { idempotencyKeyHash: 'key-at-0003', partnerSubmissionId: 'ps-0003' }),
+    );
+    if (second.kind !== 'created') throw new Error('not created');
+
+    // 0004: a callback, its sealed secret, the result's event and its delivery job.
+    await at('0004_webhooks');
+    const admin = new WebhookAdmin(store, box, { allowInsecure: true, scheduleMs: [0, 1000] });
+    const { signingSecret } = await admin.set(partner.partnerId, 'http://127.0.0.1:9/hook', {
+      apiKey: 'rk_at_0004',
+    });
+    const eventId = await store.batcher.submit((trx) =>
+      recordResultReady(
+        store,
+        trx,
+        {
+          submissionId: first.submissionId,
+          now: now(),
+          correlationId: 'c',
+          policy: { scheduleMs: [0, 1000] },
+        },
+        (job) => store.jobs.enqueue(trx, job, now()),
+      ),
+    );
+    expect(eventId).toEqual(expect.any(String));
+
+    // 0005 (PostgreSQL: notifications on new jobs) and 0006 (the attempts log): a delivery
+    // claimed once the log exists.
+    await at('0005_job_notifications');
+    await at('0006_job_attempts');
+    const [delivery] = await store.batcher.submit((trx) =>
+      store.jobs.claim(trx, 'worker-after-0006', ['webhook.deliver'], 1, 600_000, now()),
+    );
+    expect(delivery).toBeDefined();
+
+    const counts = async () => {
+      const out: Record<string, number> = {};
+      for (const table of [
+        'tenants',
+        'partners',
+        'api_keys',
+        'submissions',
+        'jobs',
+        'idempotency_keys',
+        'results',
+        'artifacts',
+        'artifact_contents',
+        'webhook_endpoints',
+        'webhook_secrets',
+        'webhook_events',
+        'job_attempts',
+      ]) {
+        const { rows } = await sql<{
+          n: number | string;
+        }>`select count(*) as n from ${sql.table(table)}`.execute(db);
+        out[table] = Number(rows[0]!.n);
+      }
+      return out;
+    };
+    const before = await counts();
+
+    // The latest version (0007: LZ4 for documents on PostgreSQL): nothing pending, nothing lost.
+    const { applied } = await migrateToLatest(db, dialect);
+    expect(applied).toEqual(ALL.slice(ALL.indexOf('0007_lz4_compression')));
+    expect(await pendingMigrations(db, dialect)).toEqual([]);
+    expect(await recorded(store)).toEqual(ALL);
+    expect(await store.isReady()).toEqual({ ok: true });
+    expect(await counts()).toEqual(before);
+
+    // Everything reads back through the repositories.
+    expect(await store.accounts.findKeyByHash(key.hash)).toMatchObject({
+      keyId: stored.keyId,
+      tenantId: tenant.tenantId,
+      revokedAt: null,
+      tenantActive: true,
+    });
+    expect(await store.accounts.getTenant(tenant.tenantId)).toMatchObject({ name: 'Älteste Klinik' });
+    const submissions = store.forTenant(tenant.tenantId).submissions;
+    const detail = await submissions.get(first.submissionId);
+    expect(detail).toMatchObject({
+      partnerSubmissionId: 'ps-0001',
+      resultId,
+      jobs: [expect.objectContaining({ type: 'pipeline.ingest_validate', status: 'running', attempts: 1 })],
+    });
+    expect((await submissions.get(second.submissionId))?.partnerSubmissionId).toBe('ps-0003');
+    const stillStored = await db
+      .selectFrom('submissions')
+      .select('original_body')
+      .where('id', '=', first.submissionId)
+      .executeTakeFirstOrThrow();
+    expect(stillStored.original_body).toBe(body);
+    const result = await store.results.forSubmission(db, first.submissionId);
+    expect(JSON.parse(result!.bundleJson)).toEqual(bundle);
+    expect(result!.artifacts.map((a) => [a.type, a.availability])).toEqual([
+      ['json', 'pending'],
+      ['pdf', 'available'],
+    ]);
+    expect(await store.artifacts.get(artifactIdFor(resultId, 'pdf'))).toEqual(pdf);
+    const endpoint = await store.webhooks.endpoint(db, partner.partnerId);
+    expect(endpoint?.url).toBe('http://127.0.0.1:9/hook');
+    expect(box.open(endpoint!.apiKeySealed!, `webhook-api-key:${partner.partnerId}`)).toBe('rk_at_0004');
+    expect(
+      activeSecret(box, partner.partnerId, await store.webhooks.secrets(db, partner.partnerId), now()),
+    ).toBe(signingSecret);
+    const event = await store.webhooks.event(db, eventId!);
+    expect(event).toMatchObject({ resultId, status: 'pending' });
+    expect(JSON.parse(event!.body)).toMatchObject({ resultId, partnerSubmissionId: 'ps-0001' });
+
+    // The state machine carries on across the versions: the job claimed at 0001 completes (the
+    // log began after it started, so it has no attempt there), the delivery claimed at 0006
+    // completes with its attempt logged, and the key stored at 0001 still replays its request.
+    expect(await store.batcher.submit((trx) => store.jobs.complete(trx, running!, now()))).toBe(true);
+    expect(await store.batcher.submit((trx) => store.jobs.complete(trx, delivery!, now()))).toBe(true);
+    expect(await store.jobs.attempts(db, running!.id)).toEqual([]);
+    expect(
+      (await store.jobs.attempts(db, delivery!.id)).map((a) => [a.attempt, a.worker_id, a.outcome]),
+    ).toEqual([[1, 'worker-after-0006', 'completed']]);
+    const replay = await store.ingest.ingest(
+      ingestCommand(account, { idempotencyKeyHash: 'key-at-0001', requestHash: 'hash-at-0001' }),
+    );
+    expect(replay).toMatchObject({ kind: 'replayed', submissionId: first.submissionId });
+  });
+
+  it('lets two stores migrate one fresh database at once: each migration applied once, by one of them', async () => {
+    const config = await freshConfig();
+    // Two stores with their own connections, as two processes have (on SQLite, two connections
+    // to one file). Both start in the same turn of the event loop.
+    const a = open(config);
+    const b = open(config);
+    const [ra, rb] = await Promise.all([a.migrate(), b.migrate()]);
+    expect([...ra.applied, ...rb.applied].sort()).toEqual(ALL);
+    // One did all the work, the other waited for it and found nothing left.
+    expect([ra.applied.length, rb.applied.length].sort()).toEqual([0, ALL.length]);
+    expect(await recorded(a)).toEqual(ALL);
+    expect(await a.isReady()).toEqual({ ok: true });
+    expect(await b.isReady()).toEqual({ ok: true });
+    // The schema works from both.
+    const tenant = await b.accounts.createTenant('T');
+    const partner = await a.accounts.createPartner(tenant.tenantId, 'P');
+    const created = await a.ingest.ingest(
+      ingestCommand({ tenantId: tenant.tenantId, partnerId: partner.partnerId }),
+    );
+    expect(created.kind).toBe('created');
+  });
+
+  it('lets two `healthspan migrate` processes migrate one fresh database at once', async () => {
+    const config = await freshConfig();
+    const runs = await Promise.all([migrateProcess(config), migrateProcess(config)]);
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    const applied = runs.map((r) => (JSON.parse(r.stdout) as { applied: string[] }).applied);
+    expect(applied.flat().sort()).toEqual(ALL);
+    expect(new Set(applied.flat()).size).toBe(ALL.length);
+    const store = open(config);
+    expect(await recorded(store)).toEqual(ALL);
+    expect(await store.isReady()).toEqual({ ok: true });
+  });
+});
