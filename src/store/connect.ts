@@ -61,12 +61,13 @@ export function connectStore(options: ConnectOptions): StoreConnection {
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = sqliteFile(options.dataDir);
   const sqlite = new SqliteDatabase(file);
+  // The CLI may write while the server runs: wait for the lock instead of failing. Set first:
+  // two processes opening a fresh file both switch it to WAL, which takes the lock.
+  sqlite.pragma('busy_timeout = 5000');
   // WAL lets readers run beside the writer; FULL makes every acknowledged commit survive power loss.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  // The CLI may write while the server runs: wait for the lock instead of failing.
-  sqlite.pragma('busy_timeout = 5000');
 
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return {
