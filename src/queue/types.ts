@@ -62,6 +62,19 @@ export class PermanentJobError extends Error {
   }
 }
 
+/**
+ * A failure the step expects now and then (the receiver did not answer 2xx, a network error):
+ * retried like any failure, logged with its class and no stack trace, which would say nothing.
+ */
+export class ExpectedJobError extends Error {
+  constructor(
+    message: string,
+    readonly errorClass: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface JobDefinition {
   /**
    * Does the step's work outside any transaction (it may be CPU-heavy) and returns the writes

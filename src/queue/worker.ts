@@ -5,7 +5,7 @@ import type { Committer } from '../store/commit-batcher.js';
 import type { JobsRepository } from '../store/repositories/jobs.js';
 import { retryDelayMs } from './backoff.js';
 import type { JobNotifier } from './notifier.js';
-import { type ClaimedJob, type JobDefinition, PermanentJobError } from './types.js';
+import { type ClaimedJob, ExpectedJobError, type JobDefinition, PermanentJobError } from './types.js';
 
 export interface WorkerOptions {
   jobs: JobsRepository;
@@ -168,12 +168,7 @@ export class Worker {
 
   private async runOne(job: ClaimedJob, signal: AbortSignal): Promise<void> {
     const def = this.o.definitions[job.type];
-    const log = this.o.logger.child({
-      jobId: job.id,
-      jobType: job.type,
-      attempt: job.attempt,
-      correlationId: job.correlationId,
-    });
+    const log = this.jobLog(job);
     const started = performance.now();
     try {
       if (!def) throw new PermanentJobError('No worker can run this kind of step.');
@@ -216,6 +211,18 @@ export class Worker {
     }
   }
 
+  /** What every line about a job carries, so an operator can follow one submission's jobs. */
+  private jobLog(job: ClaimedJob): Logger {
+    return this.o.logger.child({
+      jobId: job.id,
+      jobType: job.type,
+      attempt: job.attempt,
+      submissionId: job.submissionId,
+      tenantId: job.tenantId,
+      correlationId: job.correlationId,
+    });
+  }
+
   private async release(job: ClaimedJob): Promise<void> {
     try {
       await this.o.batcher.submit((trx) => this.o.jobs.release(trx, job, this.clock()));
@@ -240,20 +247,26 @@ export class Worker {
         : (def?.summarize?.(error) ?? DEFAULT_SUMMARY);
     const final = permanent || job.attempt >= job.maxAttempts;
     const now = this.clock();
-    const log = this.o.logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempt });
+    const log = this.jobLog(job);
+    const nextAttemptAt = final
+      ? null
+      : new Date(
+          now.getTime() +
+            (def?.retryDelayMs?.(job.attempt) ??
+              retryDelayMs(job.attempt, this.o.retryBaseMs, this.o.retryCapMs)),
+        );
     try {
       await this.o.batcher.submit(async (trx) => {
-        if (final) {
+        if (nextAttemptAt === null) {
           if (await this.o.jobs.fail(trx, job, summary, now)) await def?.onFailed?.(trx, job, summary, error);
         } else {
-          const delay =
-            def?.retryDelayMs?.(job.attempt) ??
-            retryDelayMs(job.attempt, this.o.retryBaseMs, this.o.retryCapMs);
-          await this.o.jobs.retryLater(trx, job, new Date(now.getTime() + delay), summary, now);
+          await this.o.jobs.retryLater(trx, job, nextAttemptAt, summary, now);
         }
       });
-      if (final) log.warn({ err: error, summary }, 'job failed for good');
-      else log.warn({ err: error, summary }, 'job failed; will retry');
+      const cause = describeFailure(error);
+      if (nextAttemptAt === null) log.warn({ ...cause, summary }, 'job failed for good');
+      else
+        log.warn({ ...cause, summary, nextAttemptAt: nextAttemptAt.toISOString() }, 'job failed; will retry');
       this.o.notifier.notify();
     } catch (writeError) {
       log.error(
@@ -284,10 +297,7 @@ export class Worker {
     try {
       const expired = await this.o.jobs.expired(this.clock(), 100);
       for (const job of expired) {
-        this.o.logger.warn(
-          { jobId: job.id, jobType: job.type, owner: job.lockedBy },
-          'rescuing a job whose lease expired',
-        );
+        this.jobLog(job).warn({ owner: job.lockedBy }, 'rescuing a job whose lease expired');
         await this.recordFailure(job, this.o.definitions[job.type], new WorkerStoppedError());
       }
     } catch (error) {
@@ -301,4 +311,13 @@ class WorkerStoppedError extends Error {
   constructor() {
     super(STOPPED_SUMMARY);
   }
+}
+
+/** Expected failures are named by class; anything else keeps its stack for whoever debugs it. */
+function describeFailure(error: unknown): Record<string, unknown> {
+  if (error instanceof ExpectedJobError) return { errorClass: error.errorClass };
+  if (error instanceof PermanentJobError || error instanceof WorkerStoppedError) {
+    return { errorClass: error.constructor.name };
+  }
+  return { err: error };
 }

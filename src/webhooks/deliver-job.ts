@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { JobType } from '../domain/statuses.js';
 import type { ClaimedJob, JobDefinition } from '../queue/types.js';
-import { PermanentJobError } from '../queue/types.js';
+import { ExpectedJobError, PermanentJobError } from '../queue/types.js';
 import type { Store } from '../store/index.js';
 import type { Resolver } from './guard.js';
 import type { SecretBox } from './secret-box.js';
@@ -28,10 +28,18 @@ export interface DeliveryDeps {
 }
 
 /** An attempt that did not get a 2xx: retried on the schedule. */
-class DeliveryFailed extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
+class DeliveryFailed extends ExpectedJobError {
+  constructor(
+    readonly reason: string,
+    errorClass: string,
+  ) {
+    super(reason, errorClass);
   }
+}
+
+function submissionOf(eventBody: string): string | null {
+  const id = (JSON.parse(eventBody) as { submissionId?: unknown }).submissionId;
+  return typeof id === 'string' ? id : null;
 }
 
 function eventIdOf(job: ClaimedJob): string {
@@ -49,6 +57,9 @@ function eventIdOf(job: ClaimedJob): string {
 export function deliveryJobs(deps: DeliveryDeps): Partial<Record<JobType, JobDefinition>> {
   const { store, box, config, clock } = deps;
   const db = store.connection.db;
+  // Entry 0 is the delay before the first attempt; after attempt n comes entry n.
+  const delayAfter = (attempt: number): number =>
+    config.scheduleMs[Math.min(attempt, config.scheduleMs.length - 1)] ?? 0;
   const deliver: JobDefinition = {
     async run(job) {
       const eventId = eventIdOf(job);
@@ -99,26 +110,36 @@ export function deliveryJobs(deps: DeliveryDeps): Partial<Record<JobType, JobDef
           outcome: outcome.ok ? 'delivered' : 'failed',
         }),
       );
-      deps.logger.info(
-        {
-          eventId,
-          deliveryId,
-          attempt: job.attempt,
-          statusCode: outcome.statusCode,
-          errorClass: outcome.errorClass,
-          latencyMs: outcome.latencyMs,
-        },
-        outcome.ok ? 'webhook delivered' : 'webhook attempt failed',
-      );
-      if (!outcome.ok) throw new DeliveryFailed(outcome.reason ?? 'The callback could not be delivered.');
+      const line = {
+        eventId,
+        deliveryId,
+        jobId: job.id,
+        // Delivery jobs are not attached to a submission (decisions.md); the event names it.
+        resultId: event.resultId,
+        submissionId: submissionOf(event.body),
+        tenantId: job.tenantId,
+        attempt: job.attempt,
+        statusCode: outcome.statusCode,
+        latencyMs: outcome.latencyMs,
+      };
+      if (outcome.ok) deps.logger.info(line, 'webhook delivered');
+      else {
+        const last = job.attempt >= job.maxAttempts;
+        const next = new Date(clock().getTime() + delayAfter(job.attempt));
+        deps.logger.warn(
+          { ...line, errorClass: outcome.errorClass, nextAttemptAt: last ? null : next.toISOString() },
+          last ? 'webhook attempt failed; no attempts left' : 'webhook attempt failed; will retry',
+        );
+        throw new DeliveryFailed(
+          outcome.reason ?? 'The callback could not be delivered.',
+          outcome.errorClass ?? 'http_status',
+        );
+      }
       return async (trx) => {
         await store.webhooks.setEventStatus(trx, eventId, 'delivered', clock());
       };
     },
-    retryDelayMs(attempt) {
-      // Entry 0 is the delay before the first attempt; after attempt n comes entry n.
-      return config.scheduleMs[Math.min(attempt, config.scheduleMs.length - 1)] ?? 0;
-    },
+    retryDelayMs: delayAfter,
     async onFailed(trx, job) {
       const eventId = job.payload?.eventId;
       if (typeof eventId === 'string') await store.webhooks.setEventStatus(trx, eventId, 'failed', clock());

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { cliFor } from '../helpers/cli.js';
+import { waitUntil } from '../helpers/pipeline.js';
+import { TestReceiver } from '../helpers/receiver.js';
 import { bodyFor, createAccount, postSubmission, startTestService } from '../helpers/service.js';
 
 /** Logs an operator can read (issue 13): what a line carries, and what it never carries. */
@@ -50,5 +53,76 @@ describe('log lines', () => {
     const probe = all.find((l) => l.msg === 'request' && l.route === '/v1/partner-auth-probe');
     expect(probe).toMatchObject({ status: 401, errorCode: 'INVALID_API_KEY' });
     expect(all.at(-1)).toMatchObject({ msg: 'healthspan stopped', role: 'all' });
+  });
+});
+
+describe('job and callback log lines', () => {
+  it('name each job’s type, submission and account, and warn of a failed callback with its class and next attempt, without a stack', async () => {
+    const receiver = new TestReceiver();
+    const url = await receiver.start();
+    receiver.replies = [503];
+    const service = await startTestService({
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '0s,2s,2s',
+    });
+    try {
+      const account = await createAccount(service);
+      const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+      expect(set.code, set.stderr).toBe(0);
+      const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+      expect(res.status).toBe(202);
+      const submissionId = res.json.submissionId as string;
+      await waitUntil(
+        async () =>
+          lines(service.logs).some((l) => l.msg === 'job completed' && l.jobType === 'webhook.deliver'),
+        60_000,
+        'the second attempt to be delivered',
+      );
+
+      const all = lines(service.logs);
+      const jobs = all.filter((l) => l.msg === 'job completed');
+      expect(jobs.map((l) => l.jobType)).toEqual([
+        'pipeline.ingest_validate',
+        'pipeline.score',
+        'pipeline.render_reports',
+        'webhook.deliver',
+      ]);
+      for (const line of jobs) {
+        expect(line).toMatchObject({ tenantId: account.tenantId, jobId: expect.any(String) });
+        // Deliveries are not attached to a submission; their own lines name it (below).
+        if (line.jobType !== 'webhook.deliver') expect(line.submissionId).toBe(submissionId);
+      }
+      const delivered = all.find((l) => l.msg === 'webhook delivered');
+      expect(delivered).toMatchObject({
+        level: 'info',
+        submissionId,
+        tenantId: account.tenantId,
+        attempt: 2,
+      });
+
+      const failed = all.find((l) => l.msg === 'webhook attempt failed; will retry');
+      expect(failed).toMatchObject({
+        level: 'warn',
+        submissionId,
+        tenantId: account.tenantId,
+        attempt: 1,
+        statusCode: 503,
+        errorClass: 'http_status',
+      });
+      const next = Date.parse(failed?.nextAttemptAt as string);
+      const at = Date.parse(failed?.time as string);
+      // The schedule's second entry (2 s) after the failure, give or take the line's own timing.
+      expect(next - at).toBeGreaterThan(1_000);
+      expect(next - at).toBeLessThan(3_000);
+      const retry = all.find((l) => l.msg === 'job failed; will retry' && l.jobType === 'webhook.deliver');
+      expect(retry).toMatchObject({ level: 'warn', errorClass: 'http_status', tenantId: account.tenantId });
+      for (const line of [failed, retry]) {
+        expect(line).not.toHaveProperty('err');
+        expect(JSON.stringify(line)).not.toMatch(/\bat .+:\d+:\d+/);
+      }
+    } finally {
+      await service.stop();
+      await receiver.stop();
+    }
   });
 });
