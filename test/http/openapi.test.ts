@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MARKER_ALIASES, MARKER_CODES, MARKERS } from '../../src/domain/submission/markers.js';
 import type { ErrorCode } from '../../src/http/errors.js';
 import { ERROR_CODES } from '../../src/http/openapi-errors.js';
+import { resultReadyBody } from '../../src/webhooks/outbox.js';
 import { cliFor } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { envelopeOf, rawRequest } from '../helpers/raw-http.js';
@@ -292,6 +293,22 @@ describe('the result.ready webhook', () => {
     expect(Object.keys(webhook.responses).sort()).toEqual(['2XX', '4XX', '5XX']);
     expect(webhook.responses['2XX']!.description).toMatch(/acknowledges/);
     expect(webhook.responses['5XX']!.description).toMatch(/retried/);
+  });
+
+  it('is the schema the sender serialises every event through', () => {
+    const input = {
+      resultId: '9d407152-3e6f-4081-9cad-2e3f4a5b6c73',
+      submissionId: '0f6b2c1e-8d4a-4b7e-9c3f-1a2b3c4d5e6f',
+      partnerSubmissionId: null,
+      status: 'completed',
+      completedAt: '2026-11-21T12:00:00.412Z',
+    };
+    const body = JSON.parse(resultReadyBody(input)) as unknown;
+    const validate = validatorFor(doc)('/components/schemas/ResultReadyEvent');
+    expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+    // What the schema refuses, the sender refuses too: it never sends an undescribed body.
+    expect(() => resultReadyBody({ ...input, status: 'not-a-status' })).toThrow();
+    expect(() => resultReadyBody({ ...input, resultId: 'r1' })).toThrow();
   });
 });
 
@@ -594,6 +611,14 @@ describe('errors and headers', () => {
       expect(refused.headers.get('retry-after')).not.toBeNull();
       expect(refused.headers.get('ratelimit-limit')).toBe('1');
       expectDocumented('/v1/submissions/{submissionId}', 'get', refused);
+
+      // A key-less download is counted per address, and its 429 says so.
+      const link = '/v1/artifacts/00000000-0000-4000-8000-000000000000/content?expires=1&signature=x';
+      expect(errorOfJson((await getJson(limited, link)).json)).toBe('FORBIDDEN');
+      const slowDown = await getJson(limited, link);
+      expect(errorOfJson(slowDown.json)).toBe('RATE_LIMITED');
+      expect((slowDown.json as { error: { message: string } }).error.message).toMatch(/from this address/);
+      expectDocumented('/v1/artifacts/{artifactId}/content', 'get', slowDown);
     } finally {
       await limited.stop();
     }
