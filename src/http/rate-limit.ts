@@ -36,11 +36,12 @@ export async function installRateLimit(
       const key = presentedKey(request);
       return key ? `k:${sha256Hex(key)}` : `ip:${request.ip}`;
     },
-    errorResponseBuilder: (_request, context) =>
+    // Key-less requests (signed-link downloads) are counted per address, and told so.
+    errorResponseBuilder: (request, context) =>
       new ApiError(
         429,
         'RATE_LIMITED',
-        `Too many requests for this API key (limit ${context.max} per minute); retry after ${context.after}.`,
+        `Too many requests ${presentedKey(request) ? 'for this API key' : 'from this address'} (limit ${context.max} per minute); retry after ${context.after}.`,
       ),
   });
 }

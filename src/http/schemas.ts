@@ -18,18 +18,6 @@ export const panelDetailsSchema = z
   .array(z.object({ field: z.string(), message: z.string() }))
   .meta({ id: 'PanelErrorDetails', description: 'One entry per marker-panel problem' });
 
-export const errorEnvelopeSchema = z
-  .object({
-    error: z.object({
-      code: z.string().meta({ description: 'Machine-readable error code', example: 'VALIDATION_ERROR' }),
-      message: z.string().meta({ description: 'Human-readable explanation' }),
-      requestId: z.string().meta({ description: 'Echoed x-request-id, or one the service generated' }),
-      correlationId: z.string().optional().meta({ description: 'Echoes x-correlation-id when supplied' }),
-      details: z.union([validationDetailsSchema, panelDetailsSchema]).optional(),
-    }),
-  })
-  .meta({ id: 'ErrorEnvelope' });
-
 export const healthSchema = z
   .object({ status: z.literal('ok'), timestamp: isoDateTime })
   .meta({ id: 'Health' });

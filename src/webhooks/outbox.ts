@@ -4,6 +4,7 @@ import { submissionStatusLabel } from '../domain/statuses.js';
 import type { NewJob } from '../queue/types.js';
 import type { Database } from '../store/database.js';
 import type { Store } from '../store/index.js';
+import { type ResultReadyBody, resultReadyBodySchema } from './event-body.js';
 import { EVENT_TYPE } from './signing.js';
 
 /** One event per result, whatever re-runs or redeliveries happen: the id derives from the result. */
@@ -11,23 +12,15 @@ export function eventIdFor(resultId: string): string {
   return uuidv5(EVENT_TYPE, resultId);
 }
 
-export interface ResultReadyBody {
-  eventType: typeof EVENT_TYPE;
-  resultId: string;
-  submissionId: string;
-  partnerSubmissionId: string | null;
-  status: string;
-  statusLabel: string;
-  completedAt: string;
-  reportId?: string;
-}
-
 /**
  * The event body, exactly the spec's fields in the spec's order and nothing else (no tenant,
- * job or model data). Serialised once, stored, and sent byte for byte on every attempt.
+ * job or model data). Serialised once through its schema, stored, and sent byte for byte on
+ * every attempt.
  */
-export function resultReadyBody(input: Omit<ResultReadyBody, 'eventType' | 'statusLabel'>): string {
-  const body: ResultReadyBody = {
+export function resultReadyBody(
+  input: Omit<ResultReadyBody, 'eventType' | 'statusLabel' | 'status'> & { status: string },
+): string {
+  const body = resultReadyBodySchema.parse({
     eventType: EVENT_TYPE,
     resultId: input.resultId,
     submissionId: input.submissionId,
@@ -36,7 +29,7 @@ export function resultReadyBody(input: Omit<ResultReadyBody, 'eventType' | 'stat
     statusLabel: submissionStatusLabel(input.status),
     completedAt: input.completedAt,
     ...(input.reportId ? { reportId: input.reportId } : {}),
-  };
+  });
   return JSON.stringify(body);
 }
 

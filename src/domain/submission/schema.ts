@@ -10,6 +10,8 @@ import {
   type RuleParams,
   toValidationIssues,
 } from './issue-messages.js';
+import { markerTableMarkdown } from './marker-table.js';
+import { MARKER_ALIASES, MARKER_CODES } from './markers.js';
 import { normaliseOutcomeName, REQUESTED_OUTPUTS } from './outcomes.js';
 import { isPlainObject } from './raw-values.js';
 import { SMOKING_FREQUENCIES, SMOKING_STATUSES } from './smoking-rules.js';
@@ -183,7 +185,30 @@ export const subjectSchema = z
 
 export const markerSchema = z
   .strictObject({
-    code: z.string().min(1).max(64).meta({ description: 'Canonical marker code or an accepted alias.' }),
+    code: z
+      .string()
+      .min(1)
+      .max(64)
+      .meta({
+        description: `A canonical marker code or an accepted alias (matched case-insensitively; spaces and hyphens read as underscores). Each code once; the unit must be the code's unit and the value within its default range unless sourceMetadata.markerRanges gives another.\n\n${markerTableMarkdown()}`,
+        // Validation accepts any string and resolves aliases in the panel check; the description
+        // names the canonical codes as an enum so generated clients can offer them.
+        override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+          const { minLength, maxLength } = jsonSchema;
+          delete jsonSchema.type;
+          delete jsonSchema.minLength;
+          delete jsonSchema.maxLength;
+          jsonSchema.anyOf = [
+            { type: 'string', enum: [...MARKER_CODES], title: 'MarkerCode', description: 'A canonical code' },
+            {
+              type: 'string',
+              minLength,
+              maxLength,
+              description: `An accepted alias: ${Object.keys(MARKER_ALIASES).join(', ')}`,
+            },
+          ];
+        },
+      }),
     value: z.number().meta({
       description:
         'Finite number within the default range, or the sourceMetadata.markerRanges range. -1 is never valid.',

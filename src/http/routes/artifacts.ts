@@ -7,8 +7,7 @@ import { recreateArtifact } from '../../pipeline/recreate-artifact.js';
 import type { Store } from '../../store/index.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
-import { errorResponses } from '../responses.js';
-import { errorEnvelopeSchema } from '../schemas.js';
+import { ANY_ROUTE, errorResponses, successHeaders } from '../openapi-errors.js';
 
 /** Inline styles and SVG only: the report page may load nothing and run nothing. */
 const HTML_CSP =
@@ -34,22 +33,33 @@ export const artifactPaths: ZodOpenApiPathsObject = {
       responses: {
         '200': {
           description: 'The artifact bytes (application/json, text/html or application/pdf)',
+          headers: {
+            ...successHeaders(true),
+            'Content-Disposition': {
+              description: 'attachment for JSON, inline for HTML and PDF, with the file name',
+              required: true,
+              schema: { type: 'string' },
+            },
+            'Cache-Control': { description: 'private, no-store', required: true, schema: { type: 'string' } },
+          },
           content: {
             'application/pdf': { schema: { type: 'string', contentMediaType: 'application/pdf' } },
             'text/html': { schema: { type: 'string' } },
             'application/json': { schema: { type: 'object' } },
           },
         },
-        '403': {
-          description:
-            'FORBIDDEN: the link is malformed, altered or expired; ACCOUNT_INACTIVE: the account was deactivated',
-          content: { 'application/json': { schema: errorEnvelopeSchema } },
-        },
-        '404': {
-          description: 'NOT_FOUND: the artifact is not available',
-          content: { 'application/json': { schema: errorEnvelopeSchema } },
-        },
-        ...errorResponses('429', '500'),
+        ...errorResponses({
+          codes: [...ANY_ROUTE, 'FORBIDDEN', 'ACCOUNT_INACTIVE', 'NOT_FOUND', 'RATE_LIMITED'],
+          rateLimited: true,
+          meanings: {
+            ACCOUNT_INACTIVE: 'the account the artifact belongs to was deactivated',
+            NOT_FOUND: 'the artifact is not available',
+            RATE_LIMITED: 'too many requests from this address; wait for the Retry-After delay',
+          },
+          messages: {
+            RATE_LIMITED: 'Too many requests from this address (limit 120 per minute); retry after 1 minute.',
+          },
+        }),
       },
     },
   },

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { errorResponses, rateLimitHeaders } from '../responses.js';
+import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
 export const probePaths: ZodOpenApiPathsObject = {
   '/v1/partner-auth-probe': {
@@ -10,8 +10,8 @@ export const probePaths: ZodOpenApiPathsObject = {
       description: '204 with an empty body when the key is valid and the account active.',
       tags: ['Partner'],
       responses: {
-        '204': { description: 'Key valid, account active', headers: rateLimitHeaders },
-        ...errorResponses('401', '403', '429', '500'),
+        '204': { description: 'Key valid, account active', headers: successHeaders(true) },
+        ...errorResponses(KEYED_OPERATION),
       },
     },
   },

@@ -9,7 +9,8 @@ import type { ResultRecord } from '../../store/repositories/results.js';
 import { principalOf } from '../auth.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
-import { errorResponses, rateLimitHeaders } from '../responses.js';
+import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
+import { resultExample } from '../openapi-examples.js';
 import { ARTIFACT_TYPE_LABELS, AVAILABILITY_LABELS, artifactSchema } from '../schemas.js';
 
 export const resultSchema = z
@@ -43,10 +44,15 @@ export const resultPaths: ZodOpenApiPathsObject = {
       responses: {
         '200': {
           description: 'The result',
-          headers: rateLimitHeaders,
-          content: { 'application/json': { schema: resultSchema } },
+          headers: successHeaders(true),
+          content: {
+            'application/json': {
+              schema: resultSchema,
+              examples: { completed: { summary: 'A completed result', value: resultExample } },
+            },
+          },
         },
-        ...errorResponses('401', '403', '404', '429', '500'),
+        ...errorResponses({ ...KEYED_OPERATION, codes: [...KEYED_OPERATION.codes, 'NOT_FOUND'] }),
       },
     },
   },

@@ -9,8 +9,9 @@ import { readJsonText } from '../../json/read-json.js';
 import type { Store } from '../../store/index.js';
 import { principalOf } from '../auth.js';
 import { ApiError, type ValidationDetails } from '../errors.js';
+import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
+import { acceptedExample, exampleSubmission, submissionDetailExample } from '../openapi-examples.js';
 import { submissionDetail } from '../presenters.js';
-import { errorResponses, rateLimitHeaders } from '../responses.js';
 import { acceptedSubmissionSchema, submissionDetailSchema } from '../schemas.js';
 
 const HEADER_MAX = 255;
@@ -44,14 +45,50 @@ export const submissionPaths: ZodOpenApiPathsObject = {
         'and its first job durably, and answers 202. Processing continues asynchronously.',
       tags: ['Partner'],
       requestParams: { header: postHeaders },
-      requestBody: { required: true, content: { 'application/json': { schema: submissionRequestSchema } } },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: submissionRequestSchema,
+            examples: { submission: { summary: 'The example submission', value: exampleSubmission() } },
+          },
+        },
+      },
       responses: {
         '202': {
           description: 'Accepted: persisted and enqueued (a replay returns the original ids)',
-          headers: rateLimitHeaders,
-          content: { 'application/json': { schema: acceptedSubmissionSchema } },
+          headers: {
+            ...successHeaders(true),
+            Location: {
+              description: 'The submission: /v1/submissions/{submissionId}',
+              required: true,
+              schema: { type: 'string' },
+            },
+            'Idempotent-Replayed': {
+              description:
+                'true when this answer replays an earlier submission with the same Idempotency-Key',
+              schema: { type: 'string', enum: ['true'] },
+            },
+          },
+          content: {
+            'application/json': {
+              schema: acceptedSubmissionSchema,
+              examples: { accepted: { summary: 'Accepted', value: acceptedExample } },
+            },
+          },
         },
-        ...errorResponses('400', '401', '403', '409', '413', '415', '429', '500'),
+        ...errorResponses({
+          ...KEYED_OPERATION,
+          codes: [
+            ...KEYED_OPERATION.codes,
+            'VALIDATION_ERROR',
+            'SUBMISSION_VALIDATION_ERROR',
+            'PARTNER_ID_MISMATCH',
+            'IDEMPOTENCY_MISMATCH',
+            'PAYLOAD_TOO_LARGE',
+            'UNSUPPORTED_MEDIA_TYPE',
+          ],
+        }),
       },
     },
   },
@@ -64,10 +101,15 @@ export const submissionPaths: ZodOpenApiPathsObject = {
       responses: {
         '200': {
           description: 'The submission',
-          headers: rateLimitHeaders,
-          content: { 'application/json': { schema: submissionDetailSchema } },
+          headers: successHeaders(true),
+          content: {
+            'application/json': {
+              schema: submissionDetailSchema,
+              examples: { completed: { summary: 'A completed submission', value: submissionDetailExample } },
+            },
+          },
         },
-        ...errorResponses('401', '403', '404', '429', '500'),
+        ...errorResponses({ ...KEYED_OPERATION, codes: [...KEYED_OPERATION.codes, 'NOT_FOUND'] }),
       },
     },
   },

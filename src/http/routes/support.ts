@@ -3,7 +3,8 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Store } from '../../store/index.js';
 import { ApiError, sendError } from '../errors.js';
 import { openApiDocument, openApiYaml } from '../openapi.js';
-import { errorEnvelopeSchema, healthSchema, readySchema } from '../schemas.js';
+import { errorResponses, SUPPORT_OPERATION, successHeaders } from '../openapi-errors.js';
+import { healthSchema, readySchema } from '../schemas.js';
 
 export const supportPaths: ZodOpenApiPathsObject = {
   '/health': {
@@ -14,7 +15,12 @@ export const supportPaths: ZodOpenApiPathsObject = {
       tags: ['Support'],
       security: [],
       responses: {
-        '200': { description: 'Alive', content: { 'application/json': { schema: healthSchema } } },
+        '200': {
+          description: 'Alive',
+          headers: successHeaders(false),
+          content: { 'application/json': { schema: healthSchema } },
+        },
+        ...errorResponses(SUPPORT_OPERATION),
       },
     },
   },
@@ -27,8 +33,15 @@ export const supportPaths: ZodOpenApiPathsObject = {
       tags: ['Support'],
       security: [],
       responses: {
-        '200': { description: 'Ready', content: { 'application/json': { schema: readySchema } } },
-        '503': { description: 'Not ready', content: { 'application/json': { schema: errorEnvelopeSchema } } },
+        '200': {
+          description: 'Ready',
+          headers: successHeaders(false),
+          content: { 'application/json': { schema: readySchema } },
+        },
+        ...errorResponses({
+          ...SUPPORT_OPERATION,
+          codes: [...SUPPORT_OPERATION.codes, 'SERVICE_UNAVAILABLE'],
+        }),
       },
     },
   },
@@ -38,7 +51,22 @@ export const supportPaths: ZodOpenApiPathsObject = {
       summary: 'This API description (OpenAPI 3.1.0, JSON)',
       tags: ['Support'],
       security: [],
-      responses: { '200': { description: 'The OpenAPI document' } },
+      responses: {
+        '200': {
+          description: 'The OpenAPI document',
+          headers: successHeaders(false),
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                description: 'An OpenAPI 3.1.0 document',
+                additionalProperties: true,
+              },
+            },
+          },
+        },
+        ...errorResponses(SUPPORT_OPERATION),
+      },
     },
   },
   '/openapi.yaml': {
@@ -47,7 +75,16 @@ export const supportPaths: ZodOpenApiPathsObject = {
       summary: 'This API description (OpenAPI 3.1.0, YAML)',
       tags: ['Support'],
       security: [],
-      responses: { '200': { description: 'The OpenAPI document' } },
+      responses: {
+        '200': {
+          description: 'The OpenAPI document',
+          headers: successHeaders(false),
+          content: {
+            'application/yaml': { schema: { type: 'string', description: 'An OpenAPI 3.1.0 document' } },
+          },
+        },
+        ...errorResponses(SUPPORT_OPERATION),
+      },
     },
   },
 };
