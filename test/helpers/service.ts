@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-keys.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { ServiceRole } from '../../src/http/app.js';
@@ -158,4 +159,33 @@ type ErrorBody = { error: { code: string; message: string; requestId: string; de
 
 export function errorOf(json: Record<string, unknown>): ErrorBody['error'] {
   return (json as unknown as ErrorBody).error;
+}
+
+/**
+ * One service (rate limit off) and one account for a whole test file: started before its
+ * first test, stopped after its last. Read `service` and `account` inside tests and hooks.
+ */
+export function serviceWithAccount(env: Record<string, string> = {}): {
+  readonly service: TestService;
+  readonly account: TestAccount;
+} {
+  let service: TestService | undefined;
+  let account: TestAccount | undefined;
+  beforeAll(async () => {
+    service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0', ...env });
+    account = await createAccount(service);
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+  return {
+    get service() {
+      if (!service) throw new Error('the service starts in beforeAll');
+      return service;
+    },
+    get account() {
+      if (!account) throw new Error('the account is created in beforeAll');
+      return account;
+    },
+  };
 }

@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { envelopeOf, rawRequest } from '../helpers/raw-http.js';
-import { createAccount, startTestService, type TestAccount, type TestService } from '../helpers/service.js';
+import { serviceWithAccount } from '../helpers/service.js';
 
 /**
  * Requests Node's HTTP parser or the router refuse before any route runs (issue 12, defect 4):
  * each gets the documented envelope with a request id over a real socket, never Fastify's own
  * body, an empty body or a dropped connection.
  */
-let service: TestService;
-let account: TestAccount;
-
-beforeAll(async () => {
-  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0' });
-  account = await createAccount(service);
-});
-afterAll(async () => {
-  await service.stop();
-});
+const ctx = serviceWithAccount();
 
 const cases: Array<[string, string, number, string]> = [
   ['an obs-fold header line', 'GET /health HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\n\r\n', 400, 'BAD_REQUEST'],
@@ -71,7 +62,7 @@ describe('requests refused before routing', () => {
   it.each(cases.map(([name, request, status, code]) => ({ name, request, status, code })))(
     '$name: $status $code in the envelope',
     async ({ request, status, code }) => {
-      const outcome = await rawRequest(service.url, request);
+      const outcome = await rawRequest(ctx.service.url, request);
       expect(outcome.response?.status, outcome.raw).toBe(status);
       const error = envelopeOf(outcome.response);
       expect(error?.code).toBe(code);
@@ -84,14 +75,14 @@ describe('requests refused before routing', () => {
   );
 
   it('answers HTTP/1.0 without a Host header', async () => {
-    const outcome = await rawRequest(service.url, 'GET /health HTTP/1.0\r\n\r\n');
+    const outcome = await rawRequest(ctx.service.url, 'GET /health HTTP/1.0\r\n\r\n');
     expect(outcome.response?.status).toBe(200);
   });
 
   it('answers a body cut short with a key as a 400, not a hang', async () => {
     const outcome = await rawRequest(
-      service.url,
-      `POST /v1/submissions HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${account.apiKey}\r\nIdempotency-Key: k\r\nX-Correlation-Id: c\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
+      ctx.service.url,
+      `POST /v1/submissions HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${ctx.account.apiKey}\r\nIdempotency-Key: k\r\nX-Correlation-Id: c\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":`,
     );
     expect(outcome.response?.status).toBe(400);
     expect(envelopeOf(outcome.response)?.code).toBe('BAD_REQUEST');

@@ -1,36 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/json/read-json.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
-  createAccount,
   errorOf,
   exampleBody,
   getJson,
   postSubmission,
-  startTestService,
-  type TestAccount,
-  type TestService,
+  serviceWithAccount,
 } from '../helpers/service.js';
 
 /**
  * What the door accepts, the pipeline reads the same way (issue 12, defects 2 and 3): one JSON
  * reader for both. Every accepted oddity must complete; every refused one is a 400 at its path.
  */
-let service: TestService;
-let account: TestAccount;
-
-beforeAll(async () => {
-  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0' });
-  account = await createAccount(service);
-});
-afterAll(async () => {
-  await service.stop();
-});
+const ctx = serviceWithAccount();
 
 function postRaw(rawBody: string | Buffer) {
-  return postSubmission(service, undefined, {
-    apiKey: account.apiKey,
+  return postSubmission(ctx.service, undefined, {
+    apiKey: ctx.account.apiKey,
     rawBody,
     correlationId: 'json-bodies',
   });
@@ -39,7 +27,9 @@ function postRaw(rawBody: string | Buffer) {
 async function completes(submissionId: string): Promise<void> {
   const detail = await waitUntil(
     async () => {
-      const res = await getJson(service, `/v1/submissions/${submissionId}`, { 'x-api-key': account.apiKey });
+      const res = await getJson(ctx.service, `/v1/submissions/${submissionId}`, {
+        'x-api-key': ctx.account.apiKey,
+      });
       const status = res.json.status as string;
       return ['completed', 'failed', 'rejected'].includes(status) ? res.json : undefined;
     },
@@ -66,7 +56,7 @@ function formatted(path: Array<string | number>): string {
 /** The example body as text with the string at `path` replaced by raw JSON text `json`. */
 function withRawString(path: Array<string | number>, json: string): string {
   const marker = 'REPLACED-BY-TEST';
-  const body = bodyFor(account);
+  const body = bodyFor(ctx.account);
   let target = body;
   for (const p of path.slice(0, -1)) target = target[p];
   target[path[path.length - 1]!] = marker;
@@ -75,14 +65,14 @@ function withRawString(path: Array<string | number>, json: string): string {
 
 describe('texts the door accepts complete in the pipeline', () => {
   it('a body with a UTF-8 byte-order mark', async () => {
-    const res = await postRaw(`\uFEFF${JSON.stringify(bodyFor(account))}`);
+    const res = await postRaw(`\uFEFF${JSON.stringify(bodyFor(ctx.account))}`);
     expect(res.status).toBe(202);
     await completes(res.json.submissionId as string);
   });
 
   it('-0, 1e2 and an age of 54.0000000000000001 as numbers, an unknown top-level key, escaped text', async () => {
     const text = JSON.stringify(
-      bodyFor(account, (b) => {
+      bodyFor(ctx.account, (b) => {
         b.subject.demographics.educationYears = 0;
         b.subject.measurements.weightKg = 100;
         b.subject.demographics.ethnicity = 'white';
@@ -99,7 +89,7 @@ describe('texts the door accepts complete in the pipeline', () => {
   });
 
   it('invalid UTF-8 in a string, replaced by U+FFFD', async () => {
-    const text = JSON.stringify(bodyFor(account, (b) => (b.subject.demographics.ethnicity = 'XX')));
+    const text = JSON.stringify(bodyFor(ctx.account, (b) => (b.subject.demographics.ethnicity = 'XX')));
     const bytes = Buffer.from(text, 'utf8');
     const at = bytes.indexOf('XX');
     bytes[at] = 0xff;
@@ -134,7 +124,7 @@ describe('texts the door refuses, at their path', () => {
   });
 
   it('an unpaired surrogate in a key', async () => {
-    const text = JSON.stringify(bodyFor(account)).replace('"sourceSystem"', '"source\\ud800System"');
+    const text = JSON.stringify(bodyFor(ctx.account)).replace('"sourceSystem"', '"source\\ud800System"');
     const res = await postRaw(text);
     expect(res.status).toBe(400);
     const details = errorOf(res.json).details as { fieldErrors: Record<string, string[]> };
@@ -142,7 +132,7 @@ describe('texts the door refuses, at their path', () => {
   });
 
   it('a key repeated in one object', async () => {
-    const text = JSON.stringify(bodyFor(account)).replace(
+    const text = JSON.stringify(bodyFor(ctx.account)).replace(
       '"sexAtBirth":',
       '"sexAtBirth":"female","sexAtBirth":',
     );
@@ -155,7 +145,7 @@ describe('texts the door refuses, at their path', () => {
   });
 
   it('a repeated key written with escapes (the same key once decoded)', async () => {
-    const text = JSON.stringify(bodyFor(account)).replace(
+    const text = JSON.stringify(bodyFor(ctx.account)).replace(
       '"sexAtBirth":',
       '"sexAtBirth":"female","sex\\u0041tBirth":',
     );
@@ -166,7 +156,7 @@ describe('texts the door refuses, at their path', () => {
   });
 
   it('a number beyond double range (1e309)', async () => {
-    const text = JSON.stringify(bodyFor(account, (b) => (b.subject.measurements.weightKg = 77))).replace(
+    const text = JSON.stringify(bodyFor(ctx.account, (b) => (b.subject.measurements.weightKg = 77))).replace(
       '"weightKg":77',
       '"weightKg":1e309',
     );
@@ -178,7 +168,7 @@ describe('texts the door refuses, at their path', () => {
 
   it(`nesting deeper than ${MAX_JSON_DEPTH} levels, even 100,000 deep`, async () => {
     for (const depth of [MAX_JSON_DEPTH + 1, 100_000]) {
-      const text = JSON.stringify(bodyFor(account, (b) => (b.clinicalExtensions = { deep: 0 }))).replace(
+      const text = JSON.stringify(bodyFor(ctx.account, (b) => (b.clinicalExtensions = { deep: 0 }))).replace(
         '"deep":0',
         `"deep":${'['.repeat(depth)}${']'.repeat(depth)}`,
       );
@@ -195,7 +185,7 @@ describe('texts the door refuses, at their path', () => {
       '"__proto__":{"polluted":true}',
       '"constructor":{"prototype":{"polluted":true}}',
     ]) {
-      const text = JSON.stringify(bodyFor(account)).replace('{', `{${injected},`);
+      const text = JSON.stringify(bodyFor(ctx.account)).replace('{', `{${injected},`);
       const res = await postRaw(text);
       expect(res.status).toBe(400);
       expect(errorOf(res.json).code).toBe('VALIDATION_ERROR');
@@ -212,15 +202,15 @@ describe('texts the door refuses, at their path', () => {
   });
 
   it('a charset other than UTF-8', async () => {
-    const res = await fetch(`${service.url}/v1/submissions`, {
+    const res = await fetch(`${ctx.service.url}/v1/submissions`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json; charset=utf-16',
-        'x-api-key': account.apiKey,
+        'x-api-key': ctx.account.apiKey,
         'idempotency-key': 'charset',
         'x-correlation-id': 'c',
       },
-      body: JSON.stringify(bodyFor(account)),
+      body: JSON.stringify(bodyFor(ctx.account)),
     });
     expect(res.status).toBe(415);
   });
@@ -228,22 +218,22 @@ describe('texts the door refuses, at their path', () => {
 
 describe('a replay of a body stored with a byte-order mark', () => {
   it('compares as the same JSON value', async () => {
-    const body = bodyFor(account);
+    const body = bodyFor(ctx.account);
     const key = `bom-replay-${Math.random()}`;
     const headers = {
       'content-type': 'application/json',
-      'x-api-key': account.apiKey,
+      'x-api-key': ctx.account.apiKey,
       'idempotency-key': key,
       'x-correlation-id': 'c',
     };
-    const first = await fetch(`${service.url}/v1/submissions`, {
+    const first = await fetch(`${ctx.service.url}/v1/submissions`, {
       method: 'POST',
       headers,
       body: `\uFEFF${JSON.stringify(body)}`,
     });
     expect(first.status).toBe(202);
-    const again = await postSubmission(service, body, {
-      apiKey: account.apiKey,
+    const again = await postSubmission(ctx.service, body, {
+      apiKey: ctx.account.apiKey,
       idempotencyKey: key,
       correlationId: 'c',
     });

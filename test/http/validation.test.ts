@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   bodyFor,
-  createAccount,
   errorOf,
   type MutableBody,
   postSubmission,
-  startTestService,
-  type TestAccount,
-  type TestService,
+  serviceWithAccount,
 } from '../helpers/service.js';
 
 /**
@@ -19,16 +16,7 @@ import {
 type Body = MutableBody;
 type Mutation = (b: Body) => void;
 
-let service: TestService;
-let account: TestAccount;
-
-beforeAll(async () => {
-  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0' });
-  account = await createAccount(service);
-});
-afterAll(async () => {
-  await service.stop();
-});
+const ctx = serviceWithAccount();
 
 const smoking = (b: Body, s: Record<string, unknown>) => {
   b.subject.history.smoking = s;
@@ -520,13 +508,17 @@ const panelRejected: Array<[string, Mutation, (b: Body) => string]> = [
 
 describe('POST /v1/submissions validation', () => {
   it.each(accepted)('accepts %s', async (_name, mutate) => {
-    const res = await postSubmission(service, bodyFor(account, mutate), { apiKey: account.apiKey });
+    const res = await postSubmission(ctx.service, bodyFor(ctx.account, mutate), {
+      apiKey: ctx.account.apiKey,
+    });
     expect(res.json).toMatchObject({ status: 'accepted' });
     expect(res.status).toBe(202);
   });
 
   it.each(rejected)('rejects %s with 400 VALIDATION_ERROR at its path', async (_name, mutate, path) => {
-    const res = await postSubmission(service, bodyFor(account, mutate), { apiKey: account.apiKey });
+    const res = await postSubmission(ctx.service, bodyFor(ctx.account, mutate), {
+      apiKey: ctx.account.apiKey,
+    });
     expect(res.status).toBe(400);
     const error = errorOf(res.json);
     expect(error.code).toBe('VALIDATION_ERROR');
@@ -538,8 +530,8 @@ describe('POST /v1/submissions validation', () => {
   it.each(panelRejected)(
     'rejects %s with 400 SUBMISSION_VALIDATION_ERROR at its field',
     async (_name, mutate, pathOf) => {
-      const body = bodyFor(account, mutate);
-      const res = await postSubmission(service, body, { apiKey: account.apiKey });
+      const body = bodyFor(ctx.account, mutate);
+      const res = await postSubmission(ctx.service, body, { apiKey: ctx.account.apiKey });
       expect(res.status).toBe(400);
       const error = errorOf(res.json);
       expect(error.code).toBe('SUBMISSION_VALIDATION_ERROR');
@@ -550,15 +542,15 @@ describe('POST /v1/submissions validation', () => {
   );
 
   it('rejects a body that is not an object with a formErrors line', async () => {
-    const res = await postSubmission(service, [1, 2, 3], { apiKey: account.apiKey });
+    const res = await postSubmission(ctx.service, [1, 2, 3], { apiKey: ctx.account.apiKey });
     expect(res.status).toBe(400);
     const details = errorOf(res.json).details as { formErrors: string[] };
     expect(details.formErrors.length).toBeGreaterThan(0);
   });
 
   it('rejects malformed JSON with VALIDATION_ERROR', async () => {
-    const res = await postSubmission(service, null, {
-      apiKey: account.apiKey,
+    const res = await postSubmission(ctx.service, null, {
+      apiKey: ctx.account.apiKey,
       rawBody: '{"schemaVersion": ',
     });
     expect(res.status).toBe(400);
@@ -566,8 +558,8 @@ describe('POST /v1/submissions validation', () => {
   });
 
   it('rejects a prototype-poisoning body with VALIDATION_ERROR', async () => {
-    const res = await postSubmission(service, null, {
-      apiKey: account.apiKey,
+    const res = await postSubmission(ctx.service, null, {
+      apiKey: ctx.account.apiKey,
       rawBody: '{"__proto__": {"x": 1}}',
     });
     expect(res.status).toBe(400);
@@ -575,8 +567,8 @@ describe('POST /v1/submissions validation', () => {
   });
 
   it('answers 415 for a non-JSON content type', async () => {
-    const res = await postSubmission(service, null, {
-      apiKey: account.apiKey,
+    const res = await postSubmission(ctx.service, null, {
+      apiKey: ctx.account.apiKey,
       rawBody: 'schemaVersion=canonical_submission_v1',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
@@ -585,10 +577,10 @@ describe('POST /v1/submissions validation', () => {
   });
 
   it('answers 413 for a body over 1 MiB', async () => {
-    const body = bodyFor(account, (b) => {
+    const body = bodyFor(ctx.account, (b) => {
       b.padding = 'x'.repeat(1024 * 1024 + 10);
     });
-    const res = await postSubmission(service, body, { apiKey: account.apiKey });
+    const res = await postSubmission(ctx.service, body, { apiKey: ctx.account.apiKey });
     expect(res.status).toBe(413);
     expect(errorOf(res.json).code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -599,7 +591,10 @@ describe('POST /v1/submissions validation', () => {
     ['x-correlation-id', { correlationId: '   ' }],
     ['idempotency-key', { idempotencyKey: '' }],
   ] as const)('requires the %s header', async (name, opts) => {
-    const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey, ...opts });
+    const res = await postSubmission(ctx.service, bodyFor(ctx.account), {
+      apiKey: ctx.account.apiKey,
+      ...opts,
+    });
     expect(res.status).toBe(400);
     const error = errorOf(res.json);
     expect(error.code).toBe('VALIDATION_ERROR');
@@ -609,21 +604,21 @@ describe('POST /v1/submissions validation', () => {
   it('checks the schema before the partner id, and the partner id before the panel', async () => {
     const otherPartner = '11111111-2222-4333-8444-555555555555';
     const schemaAndPartner = await postSubmission(
-      service,
-      bodyFor(account, (b) => {
+      ctx.service,
+      bodyFor(ctx.account, (b) => {
         b.partnerId = otherPartner;
         b.subject.demographics.sexAtBirth = 'x';
       }),
-      { apiKey: account.apiKey },
+      { apiKey: ctx.account.apiKey },
     );
     expect(errorOf(schemaAndPartner.json).code).toBe('VALIDATION_ERROR');
     const partnerAndPanel = await postSubmission(
-      service,
-      bodyFor(account, (b) => {
+      ctx.service,
+      bodyFor(ctx.account, (b) => {
         b.partnerId = otherPartner;
         b.markers.pop();
       }),
-      { apiKey: account.apiKey },
+      { apiKey: ctx.account.apiKey },
     );
     expect(partnerAndPanel.status).toBe(403);
     expect(errorOf(partnerAndPanel.json).code).toBe('PARTNER_ID_MISMATCH');
@@ -631,10 +626,10 @@ describe('POST /v1/submissions validation', () => {
 
   it('echoes x-correlation-id and x-request-id in error bodies', async () => {
     const res = await postSubmission(
-      service,
-      bodyFor(account, (b) => delete b.subject),
+      ctx.service,
+      bodyFor(ctx.account, (b) => delete b.subject),
       {
-        apiKey: account.apiKey,
+        apiKey: ctx.account.apiKey,
         correlationId: 'corr-echo-1',
         headers: { 'x-request-id': 'req-echo-1' },
       },
@@ -647,9 +642,9 @@ describe('POST /v1/submissions validation', () => {
 
   it('never leaks a stack trace or internal detail in an error', async () => {
     const res = await postSubmission(
-      service,
-      bodyFor(account, (b) => delete b.options),
-      { apiKey: account.apiKey },
+      ctx.service,
+      bodyFor(ctx.account, (b) => delete b.options),
+      { apiKey: ctx.account.apiKey },
     );
     expect(JSON.stringify(res.json)).not.toMatch(/at .*\.(ts|js):\d+|node_modules|ZodError/);
   });

@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkPanel, parseSubmission } from '../../src/domain/submission/index.js';
 import { waitUntil } from '../helpers/pipeline.js';
-import {
-  bodyFor,
-  createAccount,
-  getJson,
-  startTestService,
-  type TestAccount,
-  type TestService,
-} from '../helpers/service.js';
+import { bodyFor, getJson, serviceWithAccount } from '../helpers/service.js';
 import { ingestCommand } from '../helpers/store.js';
 
 /**
@@ -17,21 +10,12 @@ import { ingestCommand } from '../helpers/store.js';
  * from `birthYear` changes at New Year: checked at 23:59:59.999 on 31 December, a birth year
  * 120 years back is valid; a millisecond later it is not.
  */
-let service: TestService;
-let account: TestAccount;
-
-beforeAll(async () => {
-  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0' });
-  account = await createAccount(service);
-});
-afterAll(async () => {
-  await service.stop();
-});
+const ctx = serviceWithAccount();
 
 describe('the door and the worker check at the same instant', () => {
   it('completes a submission accepted a millisecond before a New Year that would change its age', async () => {
     const receivedAt = new Date('2025-12-31T23:59:59.999Z');
-    const body = bodyFor(account, (b) => {
+    const body = bodyFor(ctx.account, (b) => {
       delete b.subject.demographics.ageYears;
       b.subject.demographics.birthYear = 1905;
       delete b.sourceMetadata.sourceTimestamp;
@@ -44,8 +28,8 @@ describe('the door and the worker check at the same instant', () => {
     if (!panel?.ok) throw new Error('the example panel must pass');
 
     const text = JSON.stringify(body);
-    const outcome = await service.store.ingest.ingest(
-      ingestCommand(account, {
+    const outcome = await ctx.service.store.ingest.ingest(
+      ingestCommand(ctx.account, {
         idempotencyKeyHash: `new-year-${Math.random()}`,
         requestHash: 'new-year',
         originalBody: text,
@@ -60,8 +44,8 @@ describe('the door and the worker check at the same instant', () => {
 
     const detail = await waitUntil(
       async () => {
-        const r = await getJson(service, `/v1/submissions/${outcome.submissionId}`, {
-          'x-api-key': account.apiKey,
+        const r = await getJson(ctx.service, `/v1/submissions/${outcome.submissionId}`, {
+          'x-api-key': ctx.account.apiKey,
         });
         return ['completed', 'failed', 'rejected'].includes(r.json.status as string) && r.json;
       },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DownloadLinks } from '../../src/http/download-links.js';
 import { resultSchema } from '../../src/http/routes/results.js';
 import { submissionDetailSchema } from '../../src/http/schemas.js';
@@ -11,21 +11,11 @@ import {
   errorOf,
   getJson,
   postSubmission,
-  startTestService,
+  serviceWithAccount,
   type TestAccount,
-  type TestService,
 } from '../helpers/service.js';
 
-let service: TestService;
-let account: TestAccount;
-
-beforeAll(async () => {
-  service = await startTestService({ RATE_LIMIT_PER_MINUTE: '0' });
-  account = await createAccount(service);
-});
-afterAll(async () => {
-  await service.stop();
-});
+const ctx = serviceWithAccount();
 
 /** Every key a partner may see in a result body. Anything else is an internal leak. */
 const PARTNER_KEYS = new Set([
@@ -72,13 +62,13 @@ function walk(
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, visit, k);
 }
 
-async function submitAndComplete(mutate?: Parameters<typeof bodyFor>[1], who: TestAccount = account) {
-  const res = await postSubmission(service, bodyFor(who, mutate), { apiKey: who.apiKey });
+async function submitAndComplete(mutate?: Parameters<typeof bodyFor>[1], who: TestAccount = ctx.account) {
+  const res = await postSubmission(ctx.service, bodyFor(who, mutate), { apiKey: who.apiKey });
   expect(res.status).toBe(202);
   const id = String(res.json.submissionId);
   const detail = await waitUntil(
     async () => {
-      const r = await getJson(service, `/v1/submissions/${id}`, { 'x-api-key': who.apiKey });
+      const r = await getJson(ctx.service, `/v1/submissions/${id}`, { 'x-api-key': who.apiKey });
       return r.json.status === 'completed' && r.json;
     },
     15_000,
@@ -109,7 +99,9 @@ describe('the pipeline, end to end over HTTP', () => {
 
   it('answers the result exactly as the contract lists, in plain language only', async () => {
     const { detail } = await submitAndComplete();
-    const res = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': account.apiKey });
+    const res = await getJson(ctx.service, `/v1/results/${detail.resultId}`, {
+      'x-api-key': ctx.account.apiKey,
+    });
     expect(res.status).toBe(200);
     const result = resultSchema.strict().parse(res.json);
     expect(result.status).toBe('completed');
@@ -138,7 +130,7 @@ describe('the pipeline, end to end over HTTP', () => {
         expect(value).not.toMatch(/healthspan-wellbeing|framingham|ukbdrs|ckd-?pc|kotz|plco|bortz|tenant/i);
       }
     });
-    expect(JSON.stringify(res.json)).not.toContain(account.tenantId);
+    expect(JSON.stringify(res.json)).not.toContain(ctx.account.tenantId);
   });
 
   it('omits outcomes when one outcome was requested', async () => {
@@ -146,7 +138,9 @@ describe('the pipeline, end to end over HTTP', () => {
       b.options.requestedOutcomes = ['wellbeing.kidney'];
       b.options.requestedOutputs = ['score'];
     });
-    const res = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': account.apiKey });
+    const res = await getJson(ctx.service, `/v1/results/${detail.resultId}`, {
+      'x-api-key': ctx.account.apiKey,
+    });
     expect(res.json.outcomes).toBeUndefined();
     expect((res.json.outcome as { outcomeId: string }).outcomeId).toBe('wellbeing.renal');
     expect((res.json.artifacts as { items: unknown[] }).items).toEqual([]);
@@ -161,7 +155,9 @@ describe('the pipeline, end to end over HTTP', () => {
       ];
       b.options.requestedOutputs = ['score'];
     });
-    const res = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': account.apiKey });
+    const res = await getJson(ctx.service, `/v1/results/${detail.resultId}`, {
+      'x-api-key': ctx.account.apiKey,
+    });
     const result = resultSchema.parse(res.json);
     const byId = Object.fromEntries(result.outcomes!.map((o) => [o.outcomeId, o]));
     expect(byId['wellbeing.renal']!.outcomeStatus).toBe('failed');
@@ -171,7 +167,9 @@ describe('the pipeline, end to end over HTTP', () => {
 
   it('serves each artifact through its signed link, byte for byte, and refuses altered or expired links', async () => {
     const { detail } = await submitAndComplete();
-    const res = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': account.apiKey });
+    const res = await getJson(ctx.service, `/v1/results/${detail.resultId}`, {
+      'x-api-key': ctx.account.apiKey,
+    });
     const items = resultSchema.parse(res.json).artifacts.items;
     const expected: Record<string, RegExp> = {
       json: /^application\/json/,
@@ -180,7 +178,7 @@ describe('the pipeline, end to end over HTTP', () => {
     };
     for (const item of items) {
       const url = new URL(item.access!.downloadUrl);
-      const download = await fetch(`${service.url}${url.pathname}${url.search}`);
+      const download = await fetch(`${ctx.service.url}${url.pathname}${url.search}`);
       expect(download.status).toBe(200);
       expect(download.headers.get('content-type')).toMatch(expected[item.type]!);
       expect(download.headers.get('content-disposition')).toMatch(
@@ -191,7 +189,7 @@ describe('the pipeline, end to end over HTTP', () => {
       if (item.type === 'html')
         expect(download.headers.get('content-security-policy')).toContain("default-src 'none'");
       const bytes = Buffer.from(await download.arrayBuffer());
-      const stored = await service.store.connection.db
+      const stored = await ctx.service.store.connection.db
         .selectFrom('artifacts')
         .select(['sha256', 'byte_size'])
         .where('id', '=', item.artifactId)
@@ -213,8 +211,8 @@ describe('the pipeline, end to end over HTTP', () => {
     const laterExpiry = new URLSearchParams(u1.search);
     laterExpiry.set('expires', String(Number(laterExpiry.get('expires')) + 3600));
     const links = new DownloadLinks(
-      loadOrCreateSecret(service.config.dataDir, 'download-signing.key'),
-      service.url,
+      loadOrCreateSecret(ctx.service.config.dataDir, 'download-signing.key'),
+      ctx.service.url,
       -60,
     );
     const expired = new URL(links.issue(first!.artifactId, new Date()).downloadUrl);
@@ -226,7 +224,7 @@ describe('the pipeline, end to end over HTTP', () => {
       u1.pathname,
       `/v1/artifacts/not-a-uuid/content${u1.search}`,
     ]) {
-      const r = await fetch(`${service.url}${path}`);
+      const r = await fetch(`${ctx.service.url}${path}`);
       expect(r.status, path).toBe(403);
       expect(errorOf((await r.json()) as Record<string, unknown>).code).toBe('FORBIDDEN');
     }
@@ -234,15 +232,17 @@ describe('the pipeline, end to end over HTTP', () => {
 
   it('renders an artifact again, byte for byte, when its stored bytes were lost or altered', async () => {
     const { detail } = await submitAndComplete();
-    const res = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': account.apiKey });
+    const res = await getJson(ctx.service, `/v1/results/${detail.resultId}`, {
+      'x-api-key': ctx.account.apiKey,
+    });
     const items = resultSchema.parse(res.json).artifacts.items;
     const fetchBytes = async (item: (typeof items)[number]) => {
       const url = new URL(item.access!.downloadUrl);
-      const r = await fetch(`${service.url}${url.pathname}${url.search}`);
+      const r = await fetch(`${ctx.service.url}${url.pathname}${url.search}`);
       expect(r.status).toBe(200);
       return Buffer.from(await r.arrayBuffer());
     };
-    const db = service.store.connection.db;
+    const db = ctx.service.store.connection.db;
     const stored = async (id: string) =>
       (
         await db
@@ -268,28 +268,31 @@ describe('the pipeline, end to end over HTTP', () => {
     }
   });
 
-  it('refuses a signed link once its account is deactivated or its artifact is gone', async () => {
-    const owner = await createAccount(service);
+  it('refuses a signed link once its ctx.account is deactivated or its artifact is gone', async () => {
+    const owner = await createAccount(ctx.service);
     const { detail } = await submitAndComplete(undefined, owner);
-    const res = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': owner.apiKey });
+    const res = await getJson(ctx.service, `/v1/results/${detail.resultId}`, { 'x-api-key': owner.apiKey });
     const [item] = resultSchema.parse(res.json).artifacts.items;
     const url = new URL(item!.access!.downloadUrl);
-    const download = () => fetch(`${service.url}${url.pathname}${url.search}`);
+    const download = () => fetch(`${ctx.service.url}${url.pathname}${url.search}`);
     expect((await download()).status).toBe(200);
 
-    await service.store.accounts.setTenantActive(owner.tenantId, false);
+    await ctx.service.store.accounts.setTenantActive(owner.tenantId, false);
     const refused = await download();
     expect(refused.status).toBe(403);
     expect(errorOf((await refused.json()) as Record<string, unknown>).code).toBe('ACCOUNT_INACTIVE');
 
-    await service.store.accounts.setTenantActive(owner.tenantId, true);
+    await ctx.service.store.accounts.setTenantActive(owner.tenantId, true);
     expect((await download()).status).toBe(200);
 
-    await service.store.connection.db
+    await ctx.service.store.connection.db
       .deleteFrom('artifact_contents')
       .where('artifact_id', '=', item!.artifactId)
       .execute();
-    await service.store.connection.db.deleteFrom('artifacts').where('id', '=', item!.artifactId).execute();
+    await ctx.service.store.connection.db
+      .deleteFrom('artifacts')
+      .where('id', '=', item!.artifactId)
+      .execute();
     const gone = await download();
     expect(gone.status).toBe(404);
     expect(errorOf((await gone.json()) as Record<string, unknown>).code).toBe('NOT_FOUND');
@@ -297,13 +300,13 @@ describe('the pipeline, end to end over HTTP', () => {
 
   it('answers 404 for another tenant’s result, an unknown id and a non-UUID', async () => {
     const { detail } = await submitAndComplete();
-    const other = await createAccount(service);
+    const other = await createAccount(ctx.service);
     for (const [path, key] of [
       [`/v1/results/${detail.resultId}`, other.apiKey],
-      ['/v1/results/0190a7e0-0000-7000-8000-000000000000', account.apiKey],
-      ['/v1/results/nope', account.apiKey],
+      ['/v1/results/0190a7e0-0000-7000-8000-000000000000', ctx.account.apiKey],
+      ['/v1/results/nope', ctx.account.apiKey],
     ] as const) {
-      const r = await getJson(service, path, { 'x-api-key': key });
+      const r = await getJson(ctx.service, path, { 'x-api-key': key });
       expect(r.status, path).toBe(404);
       expect(errorOf(r.json).code).toBe('NOT_FOUND');
     }
