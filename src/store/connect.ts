@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { SqlDialect } from './codec.js';
 import type { Database } from './database.js';
 import { clientConfig, connectPostgres, describePostgres } from './postgres/connect.js';
+import { retryWhileBusy } from './sqlite/busy.js';
 
 export interface StoreConnection {
   db: Kysely<Database>;
@@ -61,11 +62,12 @@ export function connectStore(options: ConnectOptions): StoreConnection {
   fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = sqliteFile(options.dataDir);
   const sqlite = new SqliteDatabase(file);
-  // The CLI may write while the server runs: wait for the lock instead of failing. Set first:
-  // two processes opening a fresh file both switch it to WAL, which takes the lock.
+  // The CLI may write while the server runs: wait for the lock instead of failing.
   sqlite.pragma('busy_timeout = 5000');
-  // WAL lets readers run beside the writer; FULL makes every acknowledged commit survive power loss.
-  sqlite.pragma('journal_mode = WAL');
+  // WAL lets readers run beside the writer; FULL makes every acknowledged commit survive power
+  // loss. Two processes opening a fresh file both switch it, and SQLite refuses the loser at
+  // once ("database is locked") instead of waiting: ask again.
+  retryWhileBusy(() => sqlite.pragma('journal_mode = WAL'), 5000);
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
 

@@ -9,6 +9,7 @@ import {
 import type { SqlDialect } from './codec.js';
 import type { Database } from './database.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { isSqliteBusy } from './sqlite/busy.js';
 
 class CodeMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: SqlDialect) {}
@@ -47,11 +48,6 @@ const MIGRATION_LOCK_WAIT_MS = 60 * 60_000;
 const MIGRATION_LOCK_POLL_MS = 50;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function isSqliteBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
-}
 
 /**
  * Runs the migrator holding a lock that every process migrating the same database takes, so
