@@ -19,9 +19,6 @@ export const FAMILY_CONDITIONS = [
 ] as const;
 export type FamilyCondition = (typeof FAMILY_CONDITIONS)[number];
 
-/** Codes that say "nothing to report" and so cannot be combined with any other code. */
-const STANDALONE_CONDITIONS: readonly FamilyCondition[] = ['none_known', 'unknown'];
-
 export const PARENTS = ['father', 'mother'] as const;
 
 function statusOf(parent: Record<string, unknown>): AliveStatus | null {
@@ -55,18 +52,8 @@ function checkParent(parent: Record<string, unknown>, base: PathSegment[]): Vali
       }
     }
   }
-  const { conditions } = parent;
-  if (Array.isArray(conditions)) {
-    const distinct = new Set(conditions.filter((c): c is string => typeof c === 'string'));
-    for (const code of STANDALONE_CONDITIONS) {
-      if (distinct.has(code) && distinct.size > 1) {
-        issues.push({
-          path: [...base, 'conditions'],
-          message: `conditions: ${code} must be the only entry when it is sent`,
-        });
-      }
-    }
-  }
+  // Any set of the documented codes is accepted (the contract lists codes and forbids no
+  // combination); how a mixed list is read is deriveFamily's, in the model.
   return issues;
 }
 

@@ -159,10 +159,14 @@ export const parentHistorySchema = z
     currentAge: withSentinel(120, true)
       .optional()
       .meta({ description: 'Required when alive; omitted or -1 otherwise.' }),
-    conditions: z.array(z.enum(FAMILY_CONDITIONS)).optional().meta({
-      description:
-        'Conditions of this parent. none_known and unknown must stand alone; duplicates are merged.',
-    }),
+    conditions: z
+      .array(z.enum(FAMILY_CONDITIONS))
+      .optional()
+      .meta({
+        description:
+          'Conditions of this parent: any set of the codes; duplicates are merged. A condition listed ' +
+          'counts even beside none_known or unknown, which add nothing of their own.',
+      }),
   })
   .meta({ id: 'ParentHistory', description: "One parent's history." });
 

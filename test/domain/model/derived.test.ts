@@ -219,6 +219,55 @@ describe('family (model-v1 §1)', () => {
   });
 });
 
+describe('family history read from any set of codes', () => {
+  const none = {
+    dementia: false,
+    lungCancer: false,
+    cardiovascular: false,
+    cerebrovascular: false,
+    diabetes: false,
+    kidney: false,
+  };
+  it('counts a listed condition beside none_known or unknown', () => {
+    expect(
+      deriveFamily({
+        father: { aliveStatus: 'unknown', conditions: ['none_known', 'dementia'] },
+        mother: { aliveStatus: 'unknown', conditions: ['lung_cancer', 'unknown'] },
+      }),
+    ).toMatchObject({ ...none, dementia: true, lungCancer: true });
+  });
+  it('reads all eleven codes as every condition', () => {
+    const all = [
+      'diabetes_mellitus',
+      'cardiovascular_disease',
+      'cerebrovascular_disease',
+      'dementia',
+      'alzheimer_disease',
+      'kidney_disease',
+      'lung_cancer',
+      'other_malignancy',
+      'hypertension',
+      'none_known',
+      'unknown',
+    ] as const;
+    expect(deriveFamily({ father: { aliveStatus: 'unknown', conditions: [...all] } })).toMatchObject({
+      dementia: true,
+      lungCancer: true,
+      cardiovascular: true,
+      cerebrovascular: true,
+      diabetes: true,
+      kidney: true,
+    });
+  });
+  it('reads none_known, unknown or both alone as no condition', () => {
+    for (const conditions of [['none_known'], ['unknown'], ['none_known', 'unknown']] as const) {
+      expect(deriveFamily({ mother: { aliveStatus: 'unknown', conditions: [...conditions] } })).toMatchObject(
+        none,
+      );
+    }
+  });
+});
+
 describe('ethnicity text (model-v1 §7)', () => {
   it.each([
     ['Black British', 'black'],

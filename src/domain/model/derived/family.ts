@@ -22,6 +22,11 @@ export interface FamilyProfile extends ParentalFlags {
   motherAgeReached: number | null;
 }
 
+/**
+ * A listed condition counts whatever else is listed: `none_known` and `unknown` never cancel
+ * one (a partner's form may add "none known" for one question and a condition for another),
+ * and on their own they mean the same as no condition for the model.
+ */
 function has(parent: Parent | undefined, ...conditions: FamilyCondition[]): boolean {
   const listed = parent?.conditions;
   return listed !== undefined && conditions.some((c) => listed.includes(c));
