@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { generateApiKey } from '../auth/api-keys.js';
 import { ConfigError, loadConfig, parseDurationMs } from '../config.js';
@@ -5,6 +7,7 @@ import { isUuid } from '../domain/ids.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
+import { isPostgresUrl, sqliteFile } from '../store/connect.js';
 import { Store } from '../store/index.js';
 import { NotFoundError } from '../store/repositories/accounts.js';
 import { WebhookAdmin, WebhookAdminError } from '../webhooks/admin.js';
@@ -28,15 +31,48 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+/**
+ * Opens the store a command works on. Only `migrate`, `quickstart` and `serve` may create one
+ * (`create`); every other command fails, naming the store it looked for, when there is none or
+ * it is not migrated, and leaves nothing behind (an operator in the wrong directory once got a
+ * new empty database with new secrets and an empty answer).
+ */
+async function withStore<T>(fn: (store: Store) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
   const config = loadConfig();
+  if (!opts.create && !isPostgresUrl(config.databaseUrl)) {
+    const dir = path.resolve(config.dataDir);
+    const file = sqliteFile(dir);
+    if (!fs.existsSync(file)) {
+      throw new UsageError(
+        `no store at ${file} (DATA_DIR=${dir}); run "healthspan migrate" there to create one, or set DATA_DIR to the service's data directory`,
+      );
+    }
+  }
   const store = Store.open(config);
   try {
-    if (config.migrateOnStart) await store.migrate();
+    if (opts.create) await store.migrate();
+    else {
+      const ready = await store.isReady();
+      if (!ready.ok) {
+        const where = store.connection.describe;
+        throw new UsageError(
+          ready.reason === 'migrations pending'
+            ? `the store at ${where} is not migrated; run "healthspan migrate" first`
+            : `the store at ${where} does not answer (${ready.reason ?? 'unavailable'}); check DATABASE_URL`,
+        );
+      }
+    }
     return await fn(store);
   } finally {
     await store.close();
   }
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
 }
 
 async function createKey(store: Store, partnerId: string, expiresIn: string | undefined) {
@@ -84,6 +120,7 @@ function durationOption(value: string, flag: string): number {
 export function buildCli(): Command {
   const program = new Command('healthspan')
     .description('Operate healthspan: accounts, partner credentials, API keys and the server')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
 
@@ -122,7 +159,14 @@ export function buildCli(): Command {
 
   const tenants = program.command('tenants').description('Accounts');
   tenants
+    .command('list')
+    .description('Every account: id, name, active, created')
+    .action(async () => {
+      print({ tenants: await withStore((s) => s.accounts.listTenants()) });
+    });
+  tenants
     .command('create')
+    .description('Create an account')
     .requiredOption('--name <name>', 'account name')
     .action(async (opts: { name: string }) => {
       const tenant = await withStore((s) => s.accounts.createTenant(requireName(opts.name)));
@@ -142,10 +186,18 @@ export function buildCli(): Command {
       });
   }
 
-  program
-    .command('partners')
-    .description('Partner credentials')
+  const partners = program.command('partners').description('Partner credentials');
+  partners
+    .command('list')
+    .description('Partner credentials, of one account with --tenant')
+    .option('--tenant <tenantId>', 'only this account')
+    .action(async (opts: { tenant?: string }) => {
+      const tenantId = opts.tenant === undefined ? undefined : requireUuid(opts.tenant, '--tenant');
+      print({ partners: await withStore((s) => s.accounts.listPartners(tenantId)) });
+    });
+  partners
     .command('create')
+    .description('Create a partner credential in an account')
     .requiredOption('--tenant <tenantId>', 'owning account')
     .requiredOption('--name <name>', 'partner name')
     .action(async (opts: { tenant: string; name: string }) => {
@@ -156,17 +208,29 @@ export function buildCli(): Command {
 
   const keys = program.command('keys').description('API keys (shown once, stored as a hash)');
   keys
+    .command('list')
+    .description("A partner credential's keys: id, prefix, created, expires, revoked (never the key)")
+    .requiredOption('--partner <partnerId>', 'partner credential')
+    .action(async (opts: { partner: string }) => {
+      const partnerId = requireUuid(opts.partner, '--partner');
+      print({ partnerId, keys: await withStore((s) => s.accounts.listKeys(partnerId)) });
+    });
+  keys
     .command('create')
+    .description('Issue a key for a partner credential; printed once, stored as a hash')
     .requiredOption('--partner <partnerId>', 'partner credential the key belongs to')
     .option('--expires-in <duration>', 'lifetime such as 90d or 12h (default: no expiry)')
     .action(async (opts: { partner: string; expiresIn?: string }) => {
       const partnerId = requireUuid(opts.partner, '--partner');
       print(await withStore((s) => createKey(s, partnerId, opts.expiresIn)));
     });
-  keys.command('revoke <keyId>').action(async (keyId: string) => {
-    const id = requireUuid(keyId, 'KEY_ID');
-    print(await withStore((s) => s.accounts.revokeKey(id)));
-  });
+  keys
+    .command('revoke <keyId>')
+    .description('Refuse a key from now on (401); revoking twice keeps the first time')
+    .action(async (keyId: string) => {
+      const id = requireUuid(keyId, 'KEY_ID');
+      print(await withStore((s) => s.accounts.revokeKey(id)));
+    });
 
   const webhooks = program.command('webhooks').description('result.ready callbacks');
   webhooks
@@ -183,6 +247,16 @@ export function buildCli(): Command {
           admin.set(partnerId, opts.url, { apiKey: opts.apiKey, apiKeyHeader: opts.apiKeyHeader }),
         ),
       );
+    });
+  webhooks
+    .command('show')
+    .description(
+      "A partner credential's callback: URL, receiver key header, signing secrets' ids and activation (never a secret)",
+    )
+    .requiredOption('--partner <partnerId>')
+    .action(async (opts: { partner: string }) => {
+      const partnerId = requireUuid(opts.partner, '--partner');
+      print(await withWebhooks((admin) => admin.show(partnerId)));
     });
   webhooks
     .command('rotate-secret')
@@ -222,17 +296,20 @@ export function buildCli(): Command {
     .option('--name <name>', 'account and partner name', 'Quickstart')
     .action(async (opts: { name: string }) => {
       const name = requireName(opts.name);
-      const out = await withStore(async (s) => {
-        const tenant = await s.accounts.createTenant(name);
-        const partner = await s.accounts.createPartner(tenant.tenantId, name);
-        const key = await createKey(s, partner.partnerId, undefined);
-        return {
-          tenantId: tenant.tenantId,
-          partnerId: partner.partnerId,
-          keyId: key.keyId,
-          apiKey: key.apiKey,
-        };
-      });
+      const out = await withStore(
+        async (s) => {
+          const tenant = await s.accounts.createTenant(name);
+          const partner = await s.accounts.createPartner(tenant.tenantId, name);
+          const key = await createKey(s, partner.partnerId, undefined);
+          return {
+            tenantId: tenant.tenantId,
+            partnerId: partner.partnerId,
+            keyId: key.keyId,
+            apiKey: key.apiKey,
+          };
+        },
+        { create: true },
+      );
       print(out);
     });
 

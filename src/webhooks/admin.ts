@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Store } from '../store/index.js';
+import { NotFoundError } from '../store/repositories/accounts.js';
 import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
 import { deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
 import type { SecretBox } from './secret-box.js';
@@ -46,14 +47,14 @@ export class WebhookAdmin {
     now = new Date(),
   ): Promise<{ partnerId: string; url: string; signingSecret: string }> {
     const partner = await this.store.accounts.getPartner(partnerId);
-    if (!partner) throw new WebhookAdminError(`partner ${partnerId} not found`);
+    if (!partner) throw new NotFoundError('partner', partnerId);
     const checked = checkCallbackUrl(url, { allowInsecure: this.o.allowInsecure });
-    if (!checked.ok) throw new WebhookAdminError(checked.reason);
+    if (!checked.ok) throw new WebhookAdminError(this.withInsecureHint(checked.reason));
     const resolved = await resolveAllowed(checked.url.hostname, {
       allowInsecure: this.o.allowInsecure,
       ...(this.o.resolve ? { lookup: this.o.resolve } : {}),
     });
-    if (!resolved.ok) throw new WebhookAdminError(resolved.reason);
+    if (!resolved.ok) throw new WebhookAdminError(this.withInsecureHint(resolved.reason));
     if (opts.apiKeyHeader !== undefined) {
       const name = opts.apiKeyHeader;
       if (!TOKEN.test(name) || RESERVED_HEADERS.has(name.toLowerCase()) || /^x-healthspan-/i.test(name)) {
@@ -99,6 +100,7 @@ export class WebhookAdmin {
     activateInMs: number,
     now = new Date(),
   ): Promise<{ partnerId: string; signingSecret: string; activatesAt: string }> {
+    await this.requirePartner(partnerId);
     if (!(await this.store.webhooks.endpoint(this.store.connection.db, partnerId))) {
       throw new WebhookAdminError(`partner ${partnerId} has no callback registered; use webhooks set first`);
     }
@@ -130,7 +132,7 @@ export class WebhookAdmin {
       .select(['s.id as submission_id', 's.partner_id', 's.status', 's.correlation_id'])
       .where('r.id', '=', resultId)
       .executeTakeFirst();
-    if (!row) throw new WebhookAdminError(`result ${resultId} not found`);
+    if (!row) throw new NotFoundError('result', resultId);
     if (row.status !== 'completed') throw new WebhookAdminError(`result ${resultId} is not ready yet`);
     if (!(await this.store.webhooks.endpoint(db, row.partner_id))) {
       throw new WebhookAdminError(`the partner of result ${resultId} has no callback registered`);
@@ -175,7 +177,36 @@ export class WebhookAdmin {
     return { resultId, eventId };
   }
 
+  /** An operator trying a local receiver needs to know the switch exists (and what it is for). */
+  private withInsecureHint(reason: string): string {
+    if (this.o.allowInsecure) return reason;
+    return `${reason} For a local receiver in development only, set WEBHOOK_ALLOW_INSECURE=true (http:// and private addresses).`;
+  }
+
+  private async requirePartner(partnerId: string): Promise<void> {
+    if (!(await this.store.accounts.getPartner(partnerId))) throw new NotFoundError('partner', partnerId);
+  }
+
+  /** The partner's callback as the operator sees it: never the signing secrets or receiver key. */
+  async show(partnerId: string, now = new Date()) {
+    await this.requirePartner(partnerId);
+    const db = this.store.connection.db;
+    const endpoint = await this.store.webhooks.endpoint(db, partnerId);
+    const secrets = await this.store.webhooks.secrets(db, partnerId);
+    return {
+      partnerId,
+      url: endpoint?.url ?? null,
+      receiverKey: endpoint?.apiKeySealed ? { header: endpoint.apiKeyHeader ?? 'X-Api-Key' } : null,
+      signingSecrets: secrets.map((s) => ({
+        secretId: s.id,
+        activatesAt: s.activatesAt,
+        active: Date.parse(s.activatesAt) <= now.getTime(),
+      })),
+    };
+  }
+
   async deliveries(partnerId: string, limit: number) {
+    await this.requirePartner(partnerId);
     const events = await this.store.webhooks.deliveries(partnerId, limit);
     return {
       partnerId,

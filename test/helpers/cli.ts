@@ -5,17 +5,21 @@ import type { TestService } from './service.js';
 const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
 
 /** Runs the real operator CLI with `env` on top of this process's: its exit code, stderr and one JSON line. */
-export function runCli(env: Record<string, string>, args: string[]) {
+export function runCli(env: Record<string, string>, args: string[], opts: { cwd?: string } = {}) {
   const res = spawnSync(BIN, args, {
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
     encoding: 'utf8',
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
   });
   const lines = res.stdout.trim().split('\n').filter(Boolean);
   return {
     code: res.status,
     stdout: res.stdout,
     stderr: res.stderr,
-    json: lines.length === 1 ? (JSON.parse(lines[0]!) as Record<string, unknown>) : undefined,
+    json:
+      lines.length === 1 && lines[0]!.startsWith('{')
+        ? (JSON.parse(lines[0]!) as Record<string, unknown>)
+        : undefined,
     lines,
   };
 }

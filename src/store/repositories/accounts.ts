@@ -25,7 +25,21 @@ export interface StoredKey {
   tenantActive: boolean;
 }
 
-export class NotFoundError extends Error {}
+/** An id the operator named does not exist: one message form for every kind. */
+export class NotFoundError extends Error {
+  constructor(kind: 'tenant' | 'partner' | 'API key' | 'result', id: string) {
+    super(`no ${kind} with id ${id}`);
+  }
+}
+
+/** A key as the operator lists it: never the key or its hash. */
+export interface KeyListing {
+  keyId: string;
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
 
 /**
  * Operator-side access to tenants, partner credentials and keys. Unscoped by design: only the
@@ -59,7 +73,7 @@ export class AccountsRepository {
         .set({ active: boolParam(this.dialect, active), updated_at: now.toISOString() })
         .where('id', '=', tenantId)
         .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) throw new NotFoundError(`no tenant with id ${tenantId}`);
+      if (Number(res.numUpdatedRows) === 0) throw new NotFoundError('tenant', tenantId);
       await bumpAuthEpoch(trx);
       const row = await trx
         .selectFrom('tenants')
@@ -72,13 +86,61 @@ export class AccountsRepository {
 
   async createPartner(tenantId: string, name: string, now = new Date()): Promise<Partner> {
     const tenant = await this.getTenant(tenantId);
-    if (!tenant) throw new NotFoundError(`no tenant with id ${tenantId}`);
+    if (!tenant) throw new NotFoundError('tenant', tenantId);
     const partnerId = newId();
     await this.db
       .insertInto('partners')
       .values({ id: partnerId, tenant_id: tenantId, name, created_at: now.toISOString() })
       .execute();
     return { partnerId, tenantId, name };
+  }
+
+  async listTenants(): Promise<Array<Tenant & { createdAt: string }>> {
+    const rows = await this.db
+      .selectFrom('tenants')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({
+      tenantId: r.id,
+      name: r.name,
+      active: bool(r.active),
+      createdAt: iso(r.created_at),
+    }));
+  }
+
+  /** Partner credentials, of one account when `tenantId` is given (which must exist). */
+  async listPartners(tenantId?: string): Promise<Array<Partner & { createdAt: string }>> {
+    if (tenantId !== undefined && !(await this.getTenant(tenantId)))
+      throw new NotFoundError('tenant', tenantId);
+    let query = this.db.selectFrom('partners').selectAll();
+    if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
+    return rows.map((r) => ({
+      partnerId: r.id,
+      tenantId: r.tenant_id,
+      name: r.name,
+      createdAt: iso(r.created_at),
+    }));
+  }
+
+  async listKeys(partnerId: string): Promise<KeyListing[]> {
+    if (!(await this.getPartner(partnerId))) throw new NotFoundError('partner', partnerId);
+    const rows = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'key_prefix', 'created_at', 'expires_at', 'revoked_at'])
+      .where('partner_id', '=', partnerId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map((r) => ({
+      keyId: r.id,
+      prefix: r.key_prefix,
+      createdAt: iso(r.created_at),
+      expiresAt: isoOrNull(r.expires_at),
+      revokedAt: isoOrNull(r.revoked_at),
+    }));
   }
 
   async getPartner(partnerId: string): Promise<Partner | undefined> {
@@ -98,7 +160,7 @@ export class AccountsRepository {
     now?: Date;
   }): Promise<{ keyId: string; expiresAt: string | null }> {
     const partner = await this.getPartner(input.partnerId);
-    if (!partner) throw new NotFoundError(`no partner with id ${input.partnerId}`);
+    if (!partner) throw new NotFoundError('partner', input.partnerId);
     const keyId = newId();
     const expiresAt = input.expiresAt ? input.expiresAt.toISOString() : null;
     await this.db
@@ -124,7 +186,7 @@ export class AccountsRepository {
         .select(['revoked_at'])
         .where('id', '=', keyId)
         .executeTakeFirst();
-      if (!row) throw new NotFoundError(`no API key with id ${keyId}`);
+      if (!row) throw new NotFoundError('API key', keyId);
       // Revoking twice keeps the first revocation time.
       if (row.revoked_at !== null) return { keyId, revokedAt: iso(row.revoked_at) };
       const revokedAt = now.toISOString();
