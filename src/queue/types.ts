@@ -90,6 +90,12 @@ export interface JobDefinition {
    * with their own schedule (webhook deliveries); others back off exponentially with jitter.
    */
   retryDelayMs?(attempt: number): number;
+  /**
+   * The step acts outside the database (a callback sent): its completion is committed at once
+   * on a lane of its own instead of joining the next group commit, so a crash between the act
+   * and its record, which makes the act happen twice, has the shortest window there is.
+   */
+  commitsUrgently?: boolean;
   /** Plain-language summary of an error for `errorSummary`; never a stack trace. */
   summarize?(error: unknown): string;
 }

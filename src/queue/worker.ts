@@ -175,29 +175,32 @@ export class Worker {
       const completion = await def.run(job, { signal });
       if (signal.aborted) throw new LeaseLost();
       const chained: ClaimedJob[] = [];
-      await this.o.batcher.submit(async (trx) => {
-        // This unit may run twice (see CommitBatcher): only the last run's chain counts.
-        chained.length = 0;
-        const now = this.clock();
-        if (!(await this.o.jobs.complete(trx, job, now))) throw new LeaseLost();
-        await completion(trx, {
-          enqueue: async (next) => {
-            const nextDef = this.o.definitions[next.type];
-            const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
-            if (this.stopping || !nextDef || later) {
-              await this.o.jobs.enqueue(trx, next, now);
-              return false;
-            }
-            const claimed = await this.o.jobs.enqueueClaimed(trx, next, now, {
-              workerId: this.workerId,
-              leaseMs: this.o.leaseMs,
-            });
-            await nextDef.onStart?.(trx, claimed);
-            chained.push(claimed);
-            return true;
-          },
-        });
-      });
+      await this.o.batcher.submit(
+        async (trx) => {
+          // This unit may run twice (see CommitBatcher): only the last run's chain counts.
+          chained.length = 0;
+          const now = this.clock();
+          if (!(await this.o.jobs.complete(trx, job, now))) throw new LeaseLost();
+          await completion(trx, {
+            enqueue: async (next) => {
+              const nextDef = this.o.definitions[next.type];
+              const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
+              if (this.stopping || !nextDef || later) {
+                await this.o.jobs.enqueue(trx, next, now);
+                return false;
+              }
+              const claimed = await this.o.jobs.enqueueClaimed(trx, next, now, {
+                workerId: this.workerId,
+                leaseMs: this.o.leaseMs,
+              });
+              await nextDef.onStart?.(trx, claimed);
+              chained.push(claimed);
+              return true;
+            },
+          });
+        },
+        { urgent: def.commitsUrgently === true },
+      );
       log.info({ ms: Math.round(performance.now() - started) }, 'job completed');
       for (const next of chained) this.execute(next);
       this.o.notifier.notify();
@@ -248,13 +251,19 @@ export class Worker {
     const final = permanent || job.attempt >= job.maxAttempts;
     const now = this.clock();
     const log = this.jobLog(job);
+    // An attempt its worker never finished (it died or stopped) did not fail: it runs again at
+    // once, and keeps its place in line (due since it was accepted) rather than waiting for the
+    // step's retry schedule behind everything queued meanwhile.
+    const interrupted = error instanceof WorkerStoppedError;
     const nextAttemptAt = final
       ? null
-      : new Date(
-          now.getTime() +
-            (def?.retryDelayMs?.(job.attempt) ??
-              retryDelayMs(job.attempt, this.o.retryBaseMs, this.o.retryCapMs)),
-        );
+      : interrupted
+        ? new Date(Math.min(Date.parse(job.acceptedAt), now.getTime()))
+        : new Date(
+            now.getTime() +
+              (def?.retryDelayMs?.(job.attempt) ??
+                retryDelayMs(job.attempt, this.o.retryBaseMs, this.o.retryCapMs)),
+          );
     try {
       await this.o.batcher.submit(async (trx) => {
         if (nextAttemptAt === null) {
@@ -296,10 +305,13 @@ export class Worker {
     if (this.stopping) return;
     try {
       const expired = await this.o.jobs.expired(this.clock(), 100);
-      for (const job of expired) {
-        this.jobLog(job).warn({ owner: job.lockedBy }, 'rescuing a job whose lease expired');
-        await this.recordFailure(job, this.o.definitions[job.type], new WorkerStoppedError());
-      }
+      // Submitted together, the rescues share one group commit instead of one commit each.
+      await Promise.all(
+        expired.map((job) => {
+          this.jobLog(job).warn({ owner: job.lockedBy }, 'rescuing a job whose lease expired');
+          return this.recordFailure(job, this.o.definitions[job.type], new WorkerStoppedError());
+        }),
+      );
     } catch (error) {
       this.o.logger.error({ err: error }, 'rescuing expired jobs failed');
     }

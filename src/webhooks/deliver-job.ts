@@ -95,21 +95,23 @@ export function deliveryJobs(deps: DeliveryDeps): Partial<Record<JobType, JobDef
         allowInsecure: config.allowInsecure,
         ...(deps.resolve ? { resolve: deps.resolve } : {}),
       });
-      // The attempt is logged in its own commit, so a failed one is on record too.
-      await store.batcher.submit((trx) =>
-        store.webhooks.recordAttempt(trx, {
-          deliveryId,
-          eventId,
-          partnerId: event.partnerId,
-          attempt: job.attempt,
-          url: endpoint.url,
-          startedAt: now.toISOString(),
-          latencyMs: outcome.latencyMs,
-          statusCode: outcome.statusCode,
-          errorClass: outcome.errorClass,
-          outcome: outcome.ok ? 'delivered' : 'failed',
-        }),
-      );
+      const attempt = {
+        deliveryId,
+        eventId,
+        partnerId: event.partnerId,
+        attempt: job.attempt,
+        url: endpoint.url,
+        startedAt: now.toISOString(),
+        latencyMs: outcome.latencyMs,
+        statusCode: outcome.statusCode,
+        errorClass: outcome.errorClass,
+        outcome: outcome.ok ? ('delivered' as const) : ('failed' as const),
+      };
+      // A failed attempt is recorded in its own commit, before the retry is scheduled. A
+      // delivered one is recorded in the commit that completes the job (urgent, see
+      // commitsUrgently): one commit after the receiver's 2xx, not two, so a crash in between
+      // rarely leaves a delivery unrecorded and sent again.
+      if (!outcome.ok) await store.batcher.submit((trx) => store.webhooks.recordAttempt(trx, attempt));
       const line = {
         eventId,
         deliveryId,
@@ -136,9 +138,11 @@ export function deliveryJobs(deps: DeliveryDeps): Partial<Record<JobType, JobDef
         );
       }
       return async (trx) => {
+        await store.webhooks.recordAttempt(trx, attempt);
         await store.webhooks.setEventStatus(trx, eventId, 'delivered', clock());
       };
     },
+    commitsUrgently: true,
     retryDelayMs: delayAfter,
     async onFailed(trx, job) {
       const eventId = job.payload?.eventId;

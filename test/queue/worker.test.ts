@@ -240,6 +240,44 @@ describe('Worker', () => {
     ]);
   });
 
+  it('runs a rescued job again at once, ahead of jobs queued after it, whatever its retry schedule', async () => {
+    const rescued = await enqueue(3);
+    const [claimed] = await store.jobs.claim(
+      store.connection.db,
+      'dead-worker',
+      ['webhook.deliver'],
+      1,
+      300,
+      new Date(),
+    );
+    expect(claimed?.id).toBe(rescued);
+    const later = [await enqueue(3), await enqueue(3), await enqueue(3)];
+    const first = deferred();
+    unblock.push(first.resolve);
+    const order: string[] = [];
+    startWorker(
+      {
+        run: async (j) => {
+          order.push(j.id);
+          // The first job holds the only slot until the dead worker's job has been rescued.
+          if (j.id === later[0]) await first.promise;
+          return async () => {};
+        },
+        // A step with a long retry schedule (a callback's is minutes): a rescue must not wait for it.
+        retryDelayMs: () => 600_000,
+      },
+      { concurrency: 1 },
+    );
+    await waitFor(async () => (await job(rescued)).status === 'retrying');
+    first.resolve();
+    await waitFor(async () => {
+      const rows = await Promise.all([rescued, ...later].map(job));
+      return rows.every((r) => r.status === 'completed');
+    });
+    expect(order).toEqual([later[0], rescued, later[1], later[2]]);
+    expect((await job(rescued)).attempts).toBe(2);
+  });
+
   it('never runs one job on two workers at once, and runs every job exactly once', async () => {
     const active = new Set<string>();
     const runsPerJob = new Map<string, number>();
@@ -355,6 +393,8 @@ describe('Worker', () => {
       },
       {
         workerId: 'stalled',
+        // Its one slot is taken by the stalled handler: it claims nothing else meanwhile.
+        concurrency: 1,
         leaseMs: 60_000,
         heartbeatMs: 3_600_000,
         pollMs: 3_600_000,
