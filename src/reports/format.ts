@@ -67,9 +67,14 @@ export function equivalentAgeText(age: { years: number }, ageYears: number): str
   return `${formatNumber(age.years)} years (your age: ${ageYears})`;
 }
 
-/** The method line under an outcome: the sub-model (name and id, model-v1.md) and what was estimated. */
+/** "Next 14 years", or "No fixed period": each area's period, the same words everywhere. */
+export function horizonShort(years: number | null): string {
+  return years === null ? 'No fixed period' : `Next ${formatNumber(years)} years`;
+}
+
+/** The method line under an outcome: the published method by name, and what was estimated. */
 export function methodText(o: ReportOutcome): string {
-  const parts = [`Method: ${o.method.subModelLabel} [${o.method.subModelId}].`];
+  const parts = [`Method: ${o.method.subModelLabel}.`];
   if (o.method.inputsImputed.length > 0)
     parts.push(`Estimated inputs: ${o.method.inputsImputed.join(', ')}.`);
   return parts.join(' ');

@@ -1,7 +1,7 @@
 import type { DerivedDisplayItem, ModelResult, ScoredOutcome } from '../domain/model/types.js';
 import { MARKER_CODES, MARKERS, type MarkerCode } from '../domain/submission/markers.js';
 import type { NormalisedMarker, NormalisedSubmission } from '../domain/submission/panel.js';
-import { formatNumber, formatPercent, formatScore, withUnit } from './format.js';
+import { formatNumber, formatPercent, formatScore, horizonShort, withUnit } from './format.js';
 import {
   OUTCOME_FOCUS,
   OUTCOME_STATUS_LABELS,
@@ -37,14 +37,28 @@ export interface ReportInput {
 
 export const REPORT_TITLE = 'Wellbeing report';
 
-export const STATEMENT = {
-  heading: 'For information only, not a diagnosis',
-  text:
-    'This report describes how supportive your health profile is for everyday functioning over roughly ' +
-    'the next ten years, compared with a reference person of your age and sex. It is informational and is ' +
-    'not a diagnosis. It does not replace advice from a doctor or another qualified health professional: ' +
-    'please talk to one about any result that concerns you.',
-} as const;
+export const STATEMENT_HEADING = 'For information only, not a diagnosis';
+
+/**
+ * The statement names each area's own period (memory looks 14 years ahead, kidneys 5), in the
+ * words the summary cards and each area's "Time span" use.
+ */
+export function statementText(outcomes: readonly Pick<ReportOutcome, 'focus' | 'horizon'>[]): string {
+  const spans = outcomes.map((o) => ({ focus: o.focus, span: horizonShort(o.horizon.years) }));
+  const distinct = new Set(spans.map((s) => s.span));
+  const period =
+    distinct.size === 1
+      ? ` over the ${spans[0]!.span.toLowerCase()}`
+      : spans.length === 0
+        ? ''
+        : ` over the period stated for each area (${spans.map((s) => `${s.focus}: ${s.span.toLowerCase()}`).join('; ')})`;
+  return (
+    `This report describes how supportive your health profile is for everyday functioning${period}, ` +
+    'compared with a reference person of your age and sex. It is informational and is not a diagnosis. ' +
+    'It does not replace advice from a doctor or another qualified health professional: please talk to one ' +
+    'about any result that concerns you.'
+  );
+}
 
 export const READING_GUIDE: readonly string[] = [
   'Each score runs from 0 to 1. A score of 0.5 means your profile is as supportive as that of a reference ' +
@@ -69,7 +83,7 @@ const NO_MARKERS_NOTE =
 
 function horizonLabel(o: ScoredOutcome): string {
   if (o.horizonYears === null) return 'No fixed period: a comparison with the reference person';
-  const span = `Next ${formatNumber(o.horizonYears)} years`;
+  const span = horizonShort(o.horizonYears);
   return o.riskKind === 'relative' ? `${span}, relative to the reference person` : span;
 }
 
@@ -84,12 +98,13 @@ function riskSummary(o: ScoredOutcome): string | null {
     if (o.extras.length > 0) return null;
     const over = o.horizonYears === null ? '' : ` over ${formatNumber(o.horizonYears)} years`;
     const ref = referenceRisk === null ? '' : `; reference person: ${formatPercent(referenceRisk)}`;
-    return `Estimated chance${over}: ${formatPercent(risk)}${ref}.`;
+    return `${formatPercent(risk)} chance${over}${ref}.`;
   }
   if (referenceRisk === null || referenceRisk <= 0) {
-    return `Estimated relative risk: ${formatNumber(risk)}.`;
+    return `${formatNumber(risk)} relative to the reference person.`;
   }
-  return `Estimated risk: ${formatNumber(risk / referenceRisk)} times that of the reference person.`;
+  // Shown under the label "Estimated risk": the sentence does not repeat it.
+  return `${formatNumber(risk / referenceRisk)} times that of the reference person.`;
 }
 
 function buildOutcome(o: ScoredOutcome): ReportOutcome {
@@ -170,6 +185,7 @@ export function buildReport(input: ReportInput): Report {
   const sex = submission.subject.demographics.sexAtBirth;
   const byCode = new Map<MarkerCode, NormalisedMarker>();
   for (const m of submission.markers) byCode.set(m.code, m);
+  const outcomes = result.outcomes.map(buildOutcome);
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
     title: REPORT_TITLE,
@@ -179,7 +195,7 @@ export function buildReport(input: ReportInput): Report {
     partnerSubjectId: input.partnerSubjectId,
     generatedAt: input.generatedAt,
     model: { name: result.model.name, version: result.model.version },
-    statement: { heading: STATEMENT.heading, text: STATEMENT.text },
+    statement: { heading: STATEMENT_HEADING, text: statementText(outcomes) },
     subject: { ageYears: result.ageYears, sexAtBirth: sex, sexAtBirthLabel: SEX_LABELS[sex] },
     source: {
       intakeCompletedAt: submission.sourceMetadata?.sourceTimestamp ?? null,
@@ -187,7 +203,7 @@ export function buildReport(input: ReportInput): Report {
       documentCount: submission.reportDocuments.length,
     },
     readingGuide: [...READING_GUIDE],
-    outcomes: result.outcomes.map(buildOutcome),
+    outcomes,
     derived: { note: DERIVED_NOTE, items: result.derived.map(buildDerived) },
     markers: {
       included: submission.markers.length > 0,

@@ -3,6 +3,7 @@ import {
   formatDate,
   formatDateTime,
   formatNumber,
+  horizonShort,
   methodText,
   withUnit,
 } from './format.js';
@@ -181,7 +182,7 @@ function card(o: ReportOutcome, index: number): string {
     o.status === 'failed'
       ? `<p class="score na"><span class="score-value">${esc(o.scoreText)}</span></p>`
       : `<p class="score"><span class="score-value">${esc(o.scoreText)}</span> <small>of 1</small></p>`;
-  return `<div class="card"><div class="card-top"><h3>${esc(o.focus)}</h3>${badge(o)}</div>${score}${scoreGauge(o, id)}<p class="placement">${esc(o.placementLabel)}</p></div>`;
+  return `<div class="card"><div class="card-top"><h3>${esc(o.focus)}</h3>${badge(o)}</div>${score}${scoreGauge(o, id)}<p class="placement">${esc(o.placementLabel)}</p><p class="placement horizon">${esc(horizonShort(o.horizon.years))}</p></div>`;
 }
 
 function list(items: readonly string[], cls = ''): string {

@@ -60,7 +60,7 @@ describe('buildReport', () => {
       band: { tier: 'medium', label: 'Partly supportive' },
       horizon: { years: 10, label: 'Next 10 years' },
       equivalentAge: { label: 'Heart age', years: 61 },
-      risk: { kind: 'absolute', summary: 'Estimated chance over 10 years: 7.1%; reference person: 5%.' },
+      risk: { kind: 'absolute', summary: '7.1% chance over 10 years; reference person: 5%.' },
       method: { subModelId: 'framingham-2008-lipid', inputsImputed: ['Systolic blood pressure'] },
     });
     expect(cv?.explanation[0]).toMatch(/total cholesterol/);
@@ -75,7 +75,7 @@ describe('buildReport', () => {
     });
     expect(resp).toMatchObject({
       band: { tier: 'low' },
-      risk: { kind: 'relative', summary: 'Estimated risk: 1.84 times that of the reference person.' },
+      risk: { kind: 'relative', summary: '1.84 times that of the reference person.' },
       extras: [{ label: 'Lung cancer risk over 6 years', value: 0.62, unit: '%', note: 'PLCOm2012' }],
     });
     expect(resp?.notices[0]).toMatch(/existing condition/);

@@ -157,6 +157,10 @@ export function derivedItems(inputs: ModelInputs): DerivedDisplayItem[] {
       inputs.education.provenance,
       inputs.education.provenance === 'assumed' ? 'Assumed: the study average' : null,
     ),
+    // What the partner sent, as sent (free text), then the group the models map it to.
+    ...(inputs.ethnicityText === null
+      ? []
+      : [item('ethnicity', 'Ethnicity (as sent)', inputs.ethnicityText, null, 'reported')]),
     item(
       'ethnicGroup',
       'Ethnic group used by the models',

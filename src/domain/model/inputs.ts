@@ -85,14 +85,16 @@ export function resolveInputs(sub: NormalisedSubmission, now: Date): ModelInputs
   const conditions = history?.conditions;
   const reportedDiabetes = conditions?.hasDiabetes;
   const byHba1c = ifcc !== undefined && ifcc >= DIABETES_HBA1C_MMOL_MOL;
+  // An answer is reported whatever the HbA1c; only an HbA1c in the diabetes range overrides a
+  // "no" (then the value is calculated), and an HbA1c alone gives a calculated "no".
   const diabetes: ModelInputs['diabetes'] =
     reportedDiabetes === true
       ? { value: true, provenance: 'reported', byHba1c }
-      : {
-          value: byHba1c,
-          provenance: ifcc !== undefined ? 'computed' : reportedDiabetes === false ? 'reported' : 'assumed',
-          byHba1c,
-        };
+      : byHba1c
+        ? { value: true, provenance: 'computed', byHba1c }
+        : reportedDiabetes === false
+          ? { value: false, provenance: 'reported', byHba1c }
+          : { value: false, provenance: ifcc !== undefined ? 'computed' : 'assumed', byHba1c };
 
   const overall = history?.overallHealth;
   const selfRatedHealth: Derived<SelfRatedHealth> =

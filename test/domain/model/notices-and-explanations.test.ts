@@ -66,10 +66,15 @@ describe('notices (model-v1 §4)', () => {
     expect(o.subModelId).toBe('framingham-2008-lipid');
     expect(o.notices.join(' ')).not.toMatch(/body mass index/);
   });
-  it('a former smoker without a start age gets no lung-cancer figure, and is told why', () => {
+  it('a former smoker without a start age gets no lung-cancer figure, and is told only what was missing', () => {
     const o = outcome(scenarios.example!, 'wellbeing.respiratory');
     expect(o.extras).toEqual([]);
-    expect(o.notices.join(' ')).toMatch(/needs how many cigarettes you smoked a day and the age you started/);
+    const lung = o.notices.filter((n) => n.includes('lung cancer figure'));
+    expect(lung).toEqual([
+      'The 6-year lung cancer figure could not be worked out because the age smoking started was not given.',
+    ]);
+    // The example sends cigarettes a day: the notice must not ask for them.
+    expect(lung.join(' ')).not.toMatch(/cigarettes/);
   });
   it('the general outcome says it is not jointly validated', () => {
     expect(outcome(scenarios.example!, 'wellbeing.general').notices.join(' ')).toMatch(

@@ -31,7 +31,11 @@ function addLungCancerRisk(est: Estimate, inputs: ModelInputs): void {
   if (!smoking.ever || inputs.conditions.lungCancer) return;
   const perDay = smoking.cigarettesPerDay;
   if (perDay === null || smoking.yearsSmoked === null) {
-    est.notices.push(NOTICES.lungCancerNotComputed);
+    const missing: string[] = [];
+    if (perDay === null) missing.push('the number of cigarettes a day');
+    if (smoking.startAge === null) missing.push('the age smoking started');
+    else if (smoking.yearsSmoked === null) missing.push('the age smoking stopped');
+    est.notices.push(NOTICES.lungCancerNotComputed(missing));
     return;
   }
   const age = clampAge(inputs.age.value, PLCO_AGE_RANGE);

@@ -52,8 +52,9 @@ export const NOTICES = {
     `The number of cigarettes a day was not given, so ${perDay} a day was assumed from "${word}" smoking.`,
   lungCancerAgeRange: (evaluatedAt: number) =>
     `The 6-year lung cancer figure was worked out for age ${evaluatedAt}, the nearest age the lung cancer method covers (55 to 74 years).`,
-  lungCancerNotComputed:
-    'The 6-year lung cancer figure needs how many cigarettes you smoked a day and the age you started, so it could not be worked out.',
+  /** Names only what was missing: a partner that sent cigarettes a day must not be asked for them. */
+  lungCancerNotComputed: (missing: readonly string[]) =>
+    `The 6-year lung cancer figure could not be worked out because ${missing.join(' and ')} ${missing.length > 1 ? 'were' : 'was'} not given.`,
   lungCancerCap: (risk: number) =>
     `The band is limited because the estimated 6-year lung cancer risk (${fixed(risk * 100, 2)}%) reaches the level at which lung screening is usually considered (1.51%).`,
 
