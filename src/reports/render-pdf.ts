@@ -192,8 +192,8 @@ function summary(w: Writer, r: Report): void {
       w.text('of 1', x + 14 + sw, y + 31, st(8, MUTED));
     }
     scoreBar(w, o, x + 10, y + 47, cardW - 20);
-    w.text(o.placementLabel, x + 10, y + 70, st(8, MUTED));
-    w.text(horizonShort(o.horizon.years), x + 10, y + 81, st(8, MUTED));
+    w.text(o.placementLabel, x + 10, y + 73, st(8, MUTED));
+    w.text(horizonShort(o.horizon.years), x + 10, y + 83, st(8, MUTED));
     if (col === 1 || i === r.outcomes.length - 1) w.y += CARD_H;
   });
   w.fit(12);
