@@ -72,6 +72,19 @@ async function enqueue(maxAttempts = 3): Promise<string> {
   return id;
 }
 
+/** A worker that claims the next job with a 300 ms lease and then vanishes. */
+async function claimAsDeadWorker(): Promise<ClaimedJob | undefined> {
+  const [claimed] = await store.jobs.claim(
+    store.connection.db,
+    'dead-worker',
+    ['webhook.deliver'],
+    1,
+    300,
+    new Date(),
+  );
+  return claimed;
+}
+
 async function job(id: string) {
   return store.connection.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
@@ -210,14 +223,7 @@ describe('Worker', () => {
   it('rescues a job whose worker died (lease expired) and counts the lost attempt', async () => {
     const id = await enqueue(3);
     // A worker that claims and then vanishes: its lease runs out.
-    const [claimed] = await store.jobs.claim(
-      store.connection.db,
-      'dead-worker',
-      ['webhook.deliver'],
-      1,
-      300,
-      new Date(),
-    );
+    const claimed = await claimAsDeadWorker();
     expect(claimed?.id).toBe(id);
     const runs: string[] = [];
     startWorker({
@@ -242,14 +248,7 @@ describe('Worker', () => {
 
   it('runs a rescued job again at once, ahead of jobs queued after it, whatever its retry schedule', async () => {
     const rescued = await enqueue(3);
-    const [claimed] = await store.jobs.claim(
-      store.connection.db,
-      'dead-worker',
-      ['webhook.deliver'],
-      1,
-      300,
-      new Date(),
-    );
+    const claimed = await claimAsDeadWorker();
     expect(claimed?.id).toBe(rescued);
     const later = [await enqueue(3), await enqueue(3), await enqueue(3)];
     const first = deferred();

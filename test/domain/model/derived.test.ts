@@ -12,6 +12,7 @@ import {
   totalToHdlRatio,
 } from '../../../src/domain/model/derived/lipids.js';
 import { deriveSmoking, packYears } from '../../../src/domain/model/derived/smoking.js';
+import { FAMILY_CONDITIONS } from '../../../src/domain/submission/family-history-rules.js';
 
 describe('age (model-v1 §7)', () => {
   const at = new Date('2026-01-01T00:30:00Z');
@@ -237,20 +238,9 @@ describe('family history read from any set of codes', () => {
     ).toMatchObject({ ...none, dementia: true, lungCancer: true });
   });
   it('reads all eleven codes as every condition', () => {
-    const all = [
-      'diabetes_mellitus',
-      'cardiovascular_disease',
-      'cerebrovascular_disease',
-      'dementia',
-      'alzheimer_disease',
-      'kidney_disease',
-      'lung_cancer',
-      'other_malignancy',
-      'hypertension',
-      'none_known',
-      'unknown',
-    ] as const;
-    expect(deriveFamily({ father: { aliveStatus: 'unknown', conditions: [...all] } })).toMatchObject({
+    expect(
+      deriveFamily({ father: { aliveStatus: 'unknown', conditions: [...FAMILY_CONDITIONS] } }),
+    ).toMatchObject({
       dementia: true,
       lungCancer: true,
       cardiovascular: true,
