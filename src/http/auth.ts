@@ -68,7 +68,7 @@ export function installAuth(
       return;
     }
     if (outcome.reason === 'inactive') {
-      throw new ApiError(403, 'ACCOUNT_INACTIVE', 'This account is inactive. Contact the service operator.');
+      throw ApiError.accountInactive();
     }
     if (failures && presented) await failures.failed(request.ip);
     throw INVALID();

@@ -27,6 +27,9 @@ export interface ValidationDetails {
 
 export type PanelDetails = Array<{ field: string; message: string }>;
 
+/** Said by every refusal for a deactivated account: API calls and download links alike. */
+export const ACCOUNT_INACTIVE_MESSAGE = 'This account is inactive. Contact the service operator.';
+
 /** An error a partner is meant to see: its code, message and details reach the body as they are. */
 export class ApiError extends Error {
   constructor(
@@ -48,6 +51,10 @@ export class ApiError extends Error {
 
   static notFound(message = 'No such resource in this account.') {
     return new ApiError(404, 'NOT_FOUND', message);
+  }
+
+  static accountInactive() {
+    return new ApiError(403, 'ACCOUNT_INACTIVE', ACCOUNT_INACTIVE_MESSAGE);
   }
 }
 

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import type { ZodOpenApiResponseObject, ZodOpenApiResponsesObject } from 'zod-openapi';
-import type { ErrorCode, PanelDetails, ValidationDetails } from './errors.js';
+import {
+  ACCOUNT_INACTIVE_MESSAGE,
+  type ErrorCode,
+  type PanelDetails,
+  type ValidationDetails,
+} from './errors.js';
 import { panelDetailsSchema, validationDetailsSchema } from './schemas.js';
 
 /** What each error code means in general, its status, and an example of what it really says. */
@@ -41,7 +46,7 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
   ACCOUNT_INACTIVE: {
     status: 403,
     meaning: 'the account was deactivated',
-    message: 'This account is inactive. Contact the service operator.',
+    message: ACCOUNT_INACTIVE_MESSAGE,
   },
   PARTNER_ID_MISMATCH: {
     status: 403,

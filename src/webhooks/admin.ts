@@ -4,7 +4,7 @@ import { NotFoundError } from '../store/repositories/accounts.js';
 import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
 import { deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
 import type { SecretBox } from './secret-box.js';
-import { activeSecret, apiKeyContext, secretContext } from './secrets.js';
+import { activeSecret, apiKeyContext, secretContext, secretInEffect } from './secrets.js';
 import { generateSigningSecret } from './signing.js';
 
 /** A request the operator can fix (unknown id, forbidden URL): reported as is, exit 1. */
@@ -46,8 +46,7 @@ export class WebhookAdmin {
     opts: { apiKey?: string | undefined; apiKeyHeader?: string | undefined },
     now = new Date(),
   ): Promise<{ partnerId: string; url: string; signingSecret: string }> {
-    const partner = await this.store.accounts.getPartner(partnerId);
-    if (!partner) throw new NotFoundError('partner', partnerId);
+    const partner = await this.store.accounts.requirePartner(partnerId);
     const checked = checkCallbackUrl(url, { allowInsecure: this.o.allowInsecure });
     if (!checked.ok) throw new WebhookAdminError(this.withInsecureHint(checked.reason));
     const resolved = await resolveAllowed(checked.url.hostname, {
@@ -100,7 +99,7 @@ export class WebhookAdmin {
     activateInMs: number,
     now = new Date(),
   ): Promise<{ partnerId: string; signingSecret: string; activatesAt: string }> {
-    await this.requirePartner(partnerId);
+    await this.store.accounts.requirePartner(partnerId);
     if (!(await this.store.webhooks.endpoint(this.store.connection.db, partnerId))) {
       throw new WebhookAdminError(`partner ${partnerId} has no callback registered; use webhooks set first`);
     }
@@ -183,16 +182,15 @@ export class WebhookAdmin {
     return `${reason} For a local receiver in development only, set WEBHOOK_ALLOW_INSECURE=true (http:// and private addresses).`;
   }
 
-  private async requirePartner(partnerId: string): Promise<void> {
-    if (!(await this.store.accounts.getPartner(partnerId))) throw new NotFoundError('partner', partnerId);
-  }
-
   /** The partner's callback as the operator sees it: never the signing secrets or receiver key. */
   async show(partnerId: string, now = new Date()) {
-    await this.requirePartner(partnerId);
+    await this.store.accounts.requirePartner(partnerId);
     const db = this.store.connection.db;
     const endpoint = await this.store.webhooks.endpoint(db, partnerId);
     const secrets = await this.store.webhooks.secrets(db, partnerId);
+    // Active: the one secret deliveries are signed with now (not one rotated out, nor one
+    // waiting for its activation time).
+    const inEffect = secretInEffect(secrets, now);
     return {
       partnerId,
       url: endpoint?.url ?? null,
@@ -200,13 +198,13 @@ export class WebhookAdmin {
       signingSecrets: secrets.map((s) => ({
         secretId: s.id,
         activatesAt: s.activatesAt,
-        active: Date.parse(s.activatesAt) <= now.getTime(),
+        active: s.id === inEffect?.id,
       })),
     };
   }
 
   async deliveries(partnerId: string, limit: number) {
-    await this.requirePartner(partnerId);
+    await this.store.accounts.requirePartner(partnerId);
     const events = await this.store.webhooks.deliveries(partnerId, limit);
     return {
       partnerId,

@@ -11,18 +11,23 @@ export function apiKeyContext(partnerId: string): string {
 }
 
 /**
- * The signing secret in effect at `now`: the newest whose activation time has come. A rotated
- * secret therefore signs nothing before its activation time (decisions.md), and the old one
- * keeps signing until then.
+ * The signing secret record in effect at `now`: the newest whose activation time has come. A
+ * rotated secret therefore signs nothing before its activation time (decisions.md), and the old
+ * one keeps signing until then.
  */
+export function secretInEffect(secrets: readonly SecretRecord[], now: Date): SecretRecord | undefined {
+  return secrets
+    .filter((s) => Date.parse(s.activatesAt) <= now.getTime())
+    .sort((a, b) => Date.parse(b.activatesAt) - Date.parse(a.activatesAt))[0];
+}
+
+/** The signing secret in effect at `now` (`secretInEffect`), opened. */
 export function activeSecret(
   box: SecretBox,
   partnerId: string,
   secrets: SecretRecord[],
   now: Date,
 ): string | undefined {
-  const current = secrets
-    .filter((s) => Date.parse(s.activatesAt) <= now.getTime())
-    .sort((a, b) => Date.parse(b.activatesAt) - Date.parse(a.activatesAt))[0];
+  const current = secretInEffect(secrets, now);
   return current ? box.open(current.secretSealed, secretContext(partnerId)) : undefined;
 }

@@ -84,13 +84,7 @@ export async function artifactRoutes(
       const meta = await opts.store.results.downloadable(opts.store.connection.db, id);
       if (!meta) throw ApiError.notFound('This artifact is not available.');
       // A link issued before the account was deactivated dies with the account (issue 12).
-      if (!meta.tenantActive) {
-        throw new ApiError(
-          403,
-          'ACCOUNT_INACTIVE',
-          'This account is inactive. Contact the service operator.',
-        );
-      }
+      if (!meta.tenantActive) throw ApiError.accountInactive();
       let body = await opts.store.artifacts.get(id);
       if (!body || sha256Hex(body) !== meta.sha256) {
         request.log.warn({ artifactId: id }, 'artifact bytes missing or altered; rendering them again');

@@ -66,6 +66,13 @@ export class AccountsRepository {
     return row && { tenantId: row.id, name: row.name, active: bool(row.active) };
   }
 
+  /** The tenant, or `NotFoundError` for an id that does not exist. */
+  async requireTenant(tenantId: string): Promise<Tenant> {
+    const tenant = await this.getTenant(tenantId);
+    if (!tenant) throw new NotFoundError('tenant', tenantId);
+    return tenant;
+  }
+
   async setTenantActive(tenantId: string, active: boolean, now = new Date()): Promise<Tenant> {
     return this.db.transaction().execute(async (trx) => {
       const res = await trx
@@ -85,8 +92,7 @@ export class AccountsRepository {
   }
 
   async createPartner(tenantId: string, name: string, now = new Date()): Promise<Partner> {
-    const tenant = await this.getTenant(tenantId);
-    if (!tenant) throw new NotFoundError('tenant', tenantId);
+    await this.requireTenant(tenantId);
     const partnerId = newId();
     await this.db
       .insertInto('partners')
@@ -112,8 +118,7 @@ export class AccountsRepository {
 
   /** Partner credentials, of one account when `tenantId` is given (which must exist). */
   async listPartners(tenantId?: string): Promise<Array<Partner & { createdAt: string }>> {
-    if (tenantId !== undefined && !(await this.getTenant(tenantId)))
-      throw new NotFoundError('tenant', tenantId);
+    if (tenantId !== undefined) await this.requireTenant(tenantId);
     let query = this.db.selectFrom('partners').selectAll();
     if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
     const rows = await query.orderBy('created_at').orderBy('id').execute();
@@ -126,7 +131,7 @@ export class AccountsRepository {
   }
 
   async listKeys(partnerId: string): Promise<KeyListing[]> {
-    if (!(await this.getPartner(partnerId))) throw new NotFoundError('partner', partnerId);
+    await this.requirePartner(partnerId);
     const rows = await this.db
       .selectFrom('api_keys')
       .select(['id', 'key_prefix', 'created_at', 'expires_at', 'revoked_at'])
@@ -152,6 +157,13 @@ export class AccountsRepository {
     return row && { partnerId: row.id, tenantId: row.tenant_id, name: row.name };
   }
 
+  /** The partner credential, or `NotFoundError` for an id that does not exist. */
+  async requirePartner(partnerId: string): Promise<Partner> {
+    const partner = await this.getPartner(partnerId);
+    if (!partner) throw new NotFoundError('partner', partnerId);
+    return partner;
+  }
+
   async insertKey(input: {
     partnerId: string;
     keyHash: string;
@@ -159,8 +171,7 @@ export class AccountsRepository {
     expiresAt: Date | null;
     now?: Date;
   }): Promise<{ keyId: string; expiresAt: string | null }> {
-    const partner = await this.getPartner(input.partnerId);
-    if (!partner) throw new NotFoundError('partner', input.partnerId);
+    const partner = await this.requirePartner(input.partnerId);
     const keyId = newId();
     const expiresAt = input.expiresAt ? input.expiresAt.toISOString() : null;
     await this.db
