@@ -9,6 +9,8 @@ const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks', 'r
  * and whole processes under faults (test/scale: 2 API + 2 workers at scale; a private cluster restarted mid-load).
  */
 const POSTGRES_ONLY = ['test/postgres/**/*.test.ts', 'test/scale/**/*.test.ts'];
+/** The driver conformance cases: both drivers in one run (River's `riverdrivertest`). */
+const DRIVERS = ['test/drivers/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -25,7 +27,16 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...INTEGRATION, ...POSTGRES_ONLY],
+          exclude: [...configDefaults.exclude, ...INTEGRATION, ...POSTGRES_ONLY, ...DRIVERS],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'drivers',
+          include: DRIVERS,
+          // PostgreSQL must answer: these cases never skip a driver.
+          globalSetup: ['test/helpers/postgres-setup.ts'],
         },
       },
       {

@@ -117,6 +117,16 @@ export const SETTINGS = {
     default: '1000',
     doc: 'first retry delay; doubles per attempt (with jitter), capped at 5 minutes',
   },
+  JOB_RETENTION: {
+    schema: duration,
+    default: '7d',
+    doc: 'finished (completed or failed) jobs and their attempt records are deleted this long after finishing',
+  },
+  IDEMPOTENCY_RETENTION: {
+    schema: duration,
+    default: '1d',
+    doc: 'an idempotency record is deleted this long after it expired (its key is free from expiry on)',
+  },
   DOWNLOAD_SIGNING_SECRET: {
     schema: z.string().min(32).optional(),
     default: undefined,
@@ -189,6 +199,8 @@ export interface Config {
   renderThreads: number;
   jobLeaseSeconds: number;
   jobRetryBaseMs: number;
+  jobRetentionMs: number;
+  idempotencyRetentionMs: number;
   downloadSigningSecret: string | undefined;
   bodyLimitBytes: number;
   headersTimeoutMs: number;
@@ -249,6 +261,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderThreads: read(env, 'RENDER_THREADS'),
     jobLeaseSeconds: read(env, 'JOB_LEASE_SECONDS'),
     jobRetryBaseMs: read(env, 'JOB_RETRY_BASE_MS'),
+    jobRetentionMs: parseDurationMs(read(env, 'JOB_RETENTION')),
+    idempotencyRetentionMs: parseDurationMs(read(env, 'IDEMPOTENCY_RETENTION')),
     downloadSigningSecret: read(env, 'DOWNLOAD_SIGNING_SECRET'),
     bodyLimitBytes: read(env, 'BODY_LIMIT_BYTES'),
     headersTimeoutMs,

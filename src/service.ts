@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
+import { type Clock, systemClock } from './clock.js';
 import { type Config, ConfigError } from './config.js';
 import { configSummary } from './config-summary.js';
 import { buildApp, type ServiceRole } from './http/app.js';
@@ -11,16 +12,21 @@ import {
   type ReportRenderer,
   ThreadedReportRenderer,
 } from './pipeline/report-renderer.js';
-import { pipelineDefinitions } from './pipeline/steps.js';
+import { registerPipelineJobs } from './pipeline/steps.js';
+import { JobKinds } from './queue/kinds.js';
+import { Cleaner } from './queue/maintenance/cleaner.js';
+import { Rescuer } from './queue/maintenance/rescuer.js';
+import { Maintenance } from './queue/maintenance/service.js';
 import { Worker } from './queue/worker.js';
 import { Store } from './store/index.js';
 import { loadOrCreateSecret } from './store/secrets.js';
-import { deliveryJobs, secretBoxFor } from './webhooks/index.js';
+import { registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
 
 export interface RunningService {
   app: FastifyInstance;
   store: Store;
   worker: Worker | undefined;
+  maintenance: Maintenance | undefined;
   logger: Logger;
   /** The address actually bound (useful with PORT=0). */
   url: string;
@@ -29,23 +35,18 @@ export interface RunningService {
 
 export interface ServiceOptions {
   /**
-   * The clock the API key cache reads (`Authenticator`'s `clock`), in milliseconds. Only tests
-   * set it: they move it past the cache's epoch check to see a revocation at once, instead of
-   * sleeping through the check interval and racing it on a loaded machine. Unset, the real time.
+   * The service's one clock: the queue (due times, leases, retries), the steps, webhook
+   * signatures, download links, the API-key cache, maintenance and what requests stamp. Only
+   * tests set it, to move time instead of waiting for it. Unset, the real time.
    */
-  authClock?: () => number;
-  /**
-   * The clock the worker's queue runs on (`Worker`'s `clock`: due times, leases, retry delays).
-   * Only tests set it, to make a retry scheduled far ahead due at once instead of waiting for
-   * it; what the steps stamp and sign keeps the real time. Unset, the real time.
-   */
-  queueClock?: () => Date;
+  clock?: Clock;
 }
 
 /**
  * Opens the store, applies migrations when configured, and starts listening. `all` runs the
  * partner API and a worker; `api` the partner API only; `worker` a worker, with /health and
- * /ready on PORT for the process manager's probes.
+ * /ready on PORT for the process manager's probes. Processes that run a worker also run the
+ * maintenance services (rescuer, cleaner), which take turns across processes.
  */
 export async function startService(
   config: Config,
@@ -66,7 +67,8 @@ export async function startService(
       'DATABASE_URL is set but DOWNLOAD_SIGNING_SECRET or WEBHOOK_SECRETS_KEY is not: each is generated into DATA_DIR, so processes that do not share DATA_DIR will not accept each other’s download links or open each other’s webhook secrets. Set both, the same everywhere.',
     );
   }
-  const store = Store.open(config, logger);
+  const clock = options.clock ?? systemClock;
+  const store = Store.open(config, logger, clock);
   if (config.migrateOnStart) {
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -75,38 +77,40 @@ export async function startService(
     ? Buffer.from(config.downloadSigningSecret, 'utf8')
     : loadOrCreateSecret(config.dataDir, 'download-signing.key');
   const links = new DownloadLinks(secret, config.publicBaseUrl, config.downloadUrlTtlSeconds);
-  const worker =
-    role !== 'api' && config.workerConcurrency > 0
-      ? createWorker(config, store, logger, options.queueClock)
-      : undefined;
+  const background =
+    role !== 'api' && config.workerConcurrency > 0 ? createWorker(config, store, logger, clock) : undefined;
+  const worker = background?.worker;
   const readinessChecks = worker ? [{ name: 'queue' as const, check: () => worker.health() }] : [];
   const app = await buildApp({
     config,
-    store,
+    tenants: store,
+    isReady: () => store.isReady(),
+    authenticator: new Authenticator(store.system.accounts, { clock: () => clock().getTime() }),
     logger,
     links,
+    clock,
     role,
     readinessChecks,
-    ...(options.authClock
-      ? { authenticator: new Authenticator(store.accounts, { clock: options.authClock }) }
-      : {}),
   });
   await app.listen({ port: config.port, host: config.host });
   worker?.start();
+  background?.maintenance.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  logger.info({ port, ...configSummary(config, role, store.connection.describe) }, 'healthspan listening');
+  logger.info({ port, ...configSummary(config, role, store.describe) }, 'healthspan listening');
   let stopping: Promise<void> | undefined;
   return {
     app,
     store,
     worker,
+    maintenance: background?.maintenance,
     logger,
     url: `http://${host}:${port}`,
     stop() {
       stopping ??= (async () => {
         await app.close();
+        await background?.maintenance.stop();
         await worker?.stop();
         await store.close();
         logger.info({ role }, 'healthspan stopped');
@@ -116,43 +120,68 @@ export async function startService(
   };
 }
 
-export function createWorker(config: Config, store: Store, logger: Logger, queueClock?: () => Date): Worker {
+/** Every job kind this service runs: the pipeline's steps and the webhook deliveries. */
+export function serviceJobKinds(
+  config: Config,
+  store: Store,
+  renderer: ReportRenderer,
+  clock: Clock,
+): JobKinds {
+  const kinds = new JobKinds();
+  registerPipelineJobs(kinds, {
+    store: store.system,
+    renderer,
+    maxAttempts: config.jobMaxAttempts,
+    clock,
+    webhookScheduleMs: config.webhookRetryScheduleMs,
+  });
+  registerWebhookJobs(kinds, {
+    store: store.system,
+    box: secretBoxFor(config),
+    config: {
+      scheduleMs: config.webhookRetryScheduleMs,
+      timeoutMs: config.webhookTimeoutMs,
+      allowInsecure: config.webhookAllowInsecure,
+    },
+    clock,
+  });
+  return kinds;
+}
+
+/** A worker running every job kind, and the maintenance services beside it. */
+export function createWorker(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  clock: Clock,
+): { worker: Worker; maintenance: Maintenance } {
   const renderer: ReportRenderer =
     config.renderThreads > 0 ? new ThreadedReportRenderer(config.renderThreads) : new InlineReportRenderer();
+  const kinds = serviceJobKinds(config, store, renderer, clock);
+  const leaseMs = config.jobLeaseSeconds * 1000;
+  const retry = { retryBaseMs: config.jobRetryBaseMs };
   const worker = new Worker({
-    jobs: store.jobs,
-    batcher: store.batcher,
-    notifier: store.notifier,
+    store: store.system,
+    kinds,
     logger,
-    definitions: {
-      ...pipelineDefinitions({
-        store,
-        renderer,
-        maxAttempts: config.jobMaxAttempts,
-        clock: () => new Date(),
-        webhookScheduleMs: config.webhookRetryScheduleMs,
-      }),
-      ...deliveryJobs({
-        store,
-        box: secretBoxFor(config),
-        config: {
-          scheduleMs: config.webhookRetryScheduleMs,
-          timeoutMs: config.webhookTimeoutMs,
-          allowInsecure: config.webhookAllowInsecure,
-        },
-        logger,
-        clock: () => new Date(),
-      }),
-    },
+    clock,
     concurrency: config.workerConcurrency,
-    leaseMs: config.jobLeaseSeconds * 1000,
-    heartbeatMs: Math.max(500, Math.floor((config.jobLeaseSeconds * 1000) / 3)),
-    pollMs: 1000,
-    rescueEveryMs: 5000,
-    retryBaseMs: config.jobRetryBaseMs,
-    retryCapMs: 5 * 60_000,
-    ...(queueClock ? { clock: queueClock } : {}),
+    leaseMs,
+    ...retry,
   });
   worker.onStopped(() => renderer.close?.());
-  return worker;
+  const maintenance = new Maintenance(
+    [
+      new Rescuer({ store: store.system, kinds, logger, clock, retry }),
+      new Cleaner({
+        store: store.system,
+        clock,
+        jobRetentionMs: config.jobRetentionMs,
+        idempotencyRetentionMs: config.idempotencyRetentionMs,
+      }),
+    ],
+    logger,
+    clock,
+  );
+  return { worker, maintenance };
 }

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { generateApiKey } from '../auth/api-keys.js';
+import { systemClock } from '../clock.js';
 import { ConfigError, loadConfig, parseDurationMs } from '../config.js';
 import { isUuid } from '../domain/ids.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
-import { isPostgresUrl, sqliteFile } from '../store/connect.js';
-import { Store } from '../store/index.js';
+import { isPostgresUrl, Store, type SystemStore, sqliteFile } from '../store/index.js';
 import { NotFoundError } from '../store/repositories/accounts.js';
 import { WebhookAdmin, WebhookAdminError } from '../webhooks/admin.js';
 import { secretBoxFor } from '../webhooks/index.js';
@@ -37,7 +37,10 @@ function print(value: unknown): void {
  * it is not migrated, and leaves nothing behind (an operator in the wrong directory once got a
  * new empty database with new secrets and an empty answer).
  */
-async function withStore<T>(fn: (store: Store) => Promise<T>, opts: { create?: boolean } = {}): Promise<T> {
+async function withStore<T>(
+  fn: (store: SystemStore) => Promise<T>,
+  opts: { create?: boolean } = {},
+): Promise<T> {
   const config = loadConfig();
   if (!opts.create && !isPostgresUrl(config.databaseUrl)) {
     const dir = path.resolve(config.dataDir);
@@ -54,7 +57,7 @@ async function withStore<T>(fn: (store: Store) => Promise<T>, opts: { create?: b
     else {
       const ready = await store.isReady();
       if (!ready.ok) {
-        const where = store.connection.describe;
+        const where = store.describe;
         throw new UsageError(
           ready.reason === 'migrations pending'
             ? `the store at ${where} is not migrated; run "healthspan migrate" first`
@@ -62,7 +65,7 @@ async function withStore<T>(fn: (store: Store) => Promise<T>, opts: { create?: b
         );
       }
     }
-    return await fn(store);
+    return await fn(store.system);
   } finally {
     await store.close();
   }
@@ -75,7 +78,7 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-async function createKey(store: Store, partnerId: string, expiresIn: string | undefined) {
+async function createKey(store: SystemStore, partnerId: string, expiresIn: string | undefined) {
   let expiresAt: Date | null = null;
   if (expiresIn !== undefined) {
     let ms: number;
@@ -85,7 +88,7 @@ async function createKey(store: Store, partnerId: string, expiresIn: string | un
       throw new UsageError(`--expires-in must look like 90d, 12h, 30m or 45s, got "${expiresIn}"`);
     }
     if (ms <= 0) throw new UsageError('--expires-in must be longer than zero');
-    expiresAt = new Date(Date.now() + ms);
+    expiresAt = new Date(systemClock().getTime() + ms);
   }
   const key = generateApiKey();
   const stored = await store.accounts.insertKey({

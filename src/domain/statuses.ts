@@ -29,6 +29,9 @@ export const JOB_TYPES = [
 ] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
+/** A submission's first job, enqueued with it at ingest. */
+export const INGEST_JOB_TYPE: JobType = 'pipeline.ingest_validate';
+
 /** Job types a partner sees on a submission; deliveries are the service's own business. */
 export const SUBMISSION_JOB_TYPES = [
   'pipeline.ingest_validate',

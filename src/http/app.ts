@@ -2,15 +2,18 @@ import { randomUUID } from 'node:crypto';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { Authenticator } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { Store } from '../store/index.js';
+import { runInContext, workContext } from '../context.js';
+import type { TenantGateway } from '../store/tenant-access.js';
 import { installAuth } from './auth.js';
 import { AuthFailureLimit, LocalFailureStore, RedisFailureStore } from './auth-failures.js';
 import { installBodyReading } from './body.js';
 import { answerOutsideFastify, clientErrorHandler } from './client-errors.js';
 import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
+import { openApiDocument, openApiYaml } from './openapi.js';
 import { connectRedis, installRateLimit } from './rate-limit.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { probeRoutes } from './routes/probe.js';
@@ -44,10 +47,14 @@ export interface AppDeps {
     | 'authFailuresPerMinute'
     | 'corsAllowedOrigins'
   >;
-  store: Store;
+  /** Hands authenticated requests (and signed downloads) their account's data access. */
+  tenants: TenantGateway;
+  /** The database answers and is migrated. */
+  isReady: () => Promise<{ ok: boolean; reason?: string }>;
+  authenticator: Authenticator;
   links: DownloadLinks;
   logger: Logger;
-  authenticator?: Authenticator;
+  clock: Clock;
   /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
   role?: ServiceRole;
   readinessChecks?: ReadinessCheck[];
@@ -105,6 +112,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
 
+  // Every request runs in a work context (request id, correlation id; the account once
+  // authenticated): what it causes (its jobs, their callbacks) carries the same ids.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const correlation = request.headers['x-correlation-id'];
+    // The request's logger is a child of the pino logger this app was built with.
+    const context = workContext(request.log as unknown as Logger, deps.clock, {
+      requestId: request.id,
+      correlationId: typeof correlation === 'string' && correlation.trim() !== '' ? correlation : undefined,
+    });
+    runInContext(context, done);
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
@@ -156,8 +174,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
 
+  const support = {
+    isReady: deps.isReady,
+    checks: deps.readinessChecks ?? [],
+    clock: deps.clock,
+    openApi: { json: openApiDocument, yaml: openApiYaml },
+  };
   if (deps.role === 'worker') {
-    await app.register(supportRoutes, { store: deps.store, checks: deps.readinessChecks ?? [] });
+    await app.register(supportRoutes, support);
     return app;
   }
   const shared = config.rateLimitPerMinute > 0 || config.authFailuresPerMinute > 0;
@@ -170,12 +194,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           redis ? new RedisFailureStore(redis) : new LocalFailureStore(),
         )
       : undefined;
-  installAuth(app, deps.authenticator ?? new Authenticator(deps.store.accounts), failures);
+  installAuth(app, deps.authenticator, deps.tenants, failures);
 
-  await app.register(supportRoutes, { store: deps.store, checks: deps.readinessChecks ?? [] });
+  await app.register(supportRoutes, support);
   await app.register(probeRoutes);
-  await app.register(submissionRoutes, { store: deps.store });
-  await app.register(resultRoutes, { store: deps.store, links: deps.links });
-  await app.register(artifactRoutes, { store: deps.store, links: deps.links });
+  await app.register(submissionRoutes, { clock: deps.clock });
+  await app.register(resultRoutes, { links: deps.links, clock: deps.clock });
+  await app.register(artifactRoutes, { tenants: deps.tenants, links: deps.links, clock: deps.clock });
   return app;
 }

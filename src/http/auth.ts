@@ -1,12 +1,16 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { hashApiKey } from '../auth/api-keys.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
+import { addToContext } from '../context.js';
+import type { TenantAccess, TenantGateway } from '../store/tenant-access.js';
 import type { AuthFailureLimit } from './auth-failures.js';
 import { ApiError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** Data access bound to the authenticated account: the only data access a route gets. */
+    tenant: TenantAccess | null;
   }
   interface FastifyContextConfig {
     /** Routes that need an API key set this; support routes leave it off. */
@@ -50,9 +54,11 @@ const TOO_MANY_FAILURES = (waitMs: number) => {
 export function installAuth(
   app: FastifyInstance,
   authenticator: Authenticator,
+  tenants: TenantGateway,
   failures?: AuthFailureLimit,
 ): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('tenant', null);
   const authenticate: onRequestHookHandler = async (request) => {
     if (request.method === 'OPTIONS') return;
     const presented = presentedKey(request);
@@ -64,6 +70,8 @@ export function installAuth(
     const outcome = await authenticator.authenticate(presented);
     if (outcome.ok) {
       request.principal = outcome.principal;
+      request.tenant = tenants.forTenant(outcome.principal.tenantId);
+      addToContext({ tenantId: outcome.principal.tenantId });
       failures?.succeeded(request.ip, keyHash);
       return;
     }
@@ -88,4 +96,10 @@ export function installAuth(
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw INVALID();
   return request.principal;
+}
+
+/** The authenticated account's data access (routes marked `config.auth` always have one). */
+export function tenantOf(request: FastifyRequest): TenantAccess {
+  if (!request.tenant) throw INVALID();
+  return request.tenant;
 }

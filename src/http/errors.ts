@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUuid } from '../domain/ids.js';
 
 export type ErrorCode =
   | 'BAD_REQUEST'
@@ -198,4 +199,19 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     return sendError(request, reply, ApiError.notFound('No such route.'));
   });
+}
+
+/**
+ * The record a path id names in the caller's account, or `404` (ids that are not UUIDs
+ * included): the one lookup-or-404 every read route uses (Svix's `secure_find`).
+ */
+export async function findOr404<T>(
+  rawId: string,
+  find: (id: string) => Promise<T | undefined>,
+  message: string,
+): Promise<T> {
+  if (!isUuid(rawId)) throw ApiError.notFound(message);
+  const found = await find(rawId.toLowerCase());
+  if (!found) throw ApiError.notFound(message);
+  return found;
 }

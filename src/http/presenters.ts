@@ -1,5 +1,5 @@
 import { jobStatusLabel, jobTypeLabel, submissionStatusLabel } from '../domain/statuses.js';
-import type { JobRecord, SubmissionRecord } from '../store/repositories/submissions.js';
+import type { JobRecord, SubmissionRecord } from '../store/tenant-access.js';
 import type { JobSummary, SubmissionDetail } from './schemas.js';
 
 /** Partner-facing shapes: labels for every enumerated value, no internal fields. */

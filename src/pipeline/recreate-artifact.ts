@@ -1,30 +1,26 @@
-import type { Store } from '../store/index.js';
-import type { StoredSubmission } from '../store/repositories/pipeline.js';
-import type { ArtifactType } from '../store/repositories/results.js';
+import type { ArtifactType } from '../domain/submission/outcomes.js';
+import type { StoredSubmission, TenantAccess } from '../store/tenant-access.js';
 import { renderAll } from './render-all.js';
-import type { RenderSource } from './report-renderer.js';
+import type { RenderSource } from './render-types.js';
 
 /**
  * Renders an available artifact again from its stored result, for when its stored bytes are
  * missing or do not match the recorded hash (a damaged database page, a restore that left the
  * table out, an object store that lost the object). Rendering is deterministic, so the bytes
  * match what was first delivered; they are written back for the next download only if they
- * match the recorded hash.
+ * match the recorded hash. Works through the account's scoped access, like the download itself.
  */
-export async function recreateArtifact(store: Store, artifactId: string): Promise<Buffer | undefined> {
-  const db = store.connection.db;
-  const row = await db
-    .selectFrom('artifacts')
-    .select(['type', 'submission_id', 'availability', 'sha256'])
-    .where('id', '=', artifactId)
-    .executeTakeFirst();
-  if (row?.availability !== 'available') return undefined;
-  const submission = await store.pipeline.load(db, row.submission_id);
-  const result = await store.results.forSubmission(db, row.submission_id);
-  if (!submission || !result) return undefined;
-  const rendered = (await renderAll(renderSource(submission, result), [row.type as ArtifactType]))[0]?.[1];
-  if (!rendered || rendered.sha256 !== row.sha256) return undefined;
-  await store.batcher.submit((trx) => store.artifacts.put(trx, artifactId, rendered.body));
+export async function recreateArtifact(
+  artifacts: TenantAccess['artifacts'],
+  artifactId: string,
+): Promise<Buffer | undefined> {
+  const source = await artifacts.recreation(artifactId);
+  if (!source) return undefined;
+  const rendered = (
+    await renderAll(renderSource(source.submission, source.result), [source.type as ArtifactType])
+  )[0]?.[1];
+  if (!rendered || rendered.sha256 !== source.sha256) return undefined;
+  await artifacts.restore(artifactId, rendered.body);
   return rendered.body;
 }
 

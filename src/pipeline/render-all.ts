@@ -1,9 +1,9 @@
 import type { ModelResult } from '../domain/model/types.js';
 import type { NormalisedSubmission } from '../domain/submission/index.js';
+import type { ArtifactType } from '../domain/submission/outcomes.js';
 import { sha256Hex } from '../hash.js';
 import { buildReport, renderArtifact } from '../reports/index.js';
-import type { ArtifactType } from '../store/repositories/results.js';
-import type { RenderedReport, RenderInput, RenderSource } from './report-renderer.js';
+import type { RenderedReport, RenderInput, RenderSource } from './render-types.js';
 
 /**
  * What a report is built from. Reports carry the time of receipt rather than the clock, so a

@@ -1,14 +1,6 @@
 import { textWidth } from '../reports/pdf-fonts.js';
-import type { ArtifactType } from '../store/repositories/results.js';
 import { renderAll } from './render-all.js';
-import type { RenderedReport, RenderSource } from './report-renderer.js';
-
-export interface RenderTask {
-  source: RenderSource;
-  types: ArtifactType[];
-}
-
-export type RenderReply = Array<[ArtifactType, Omit<RenderedReport, 'body'> & { body: Uint8Array }]>;
+import type { RenderReply, RenderTask } from './render-types.js';
 
 // The pool starts its threads with the service: load and parse the fonts now, not in the
 // first submission's render.

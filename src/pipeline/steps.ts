@@ -1,25 +1,41 @@
 import type { Transaction } from 'kysely';
+import type { Clock } from '../clock.js';
 import { scoreSubmission } from '../domain/model/index.js';
 import type { ModelResult } from '../domain/model/types.js';
-import { checkPanel, type NormalisedSubmission, parseSubmission } from '../domain/submission/index.js';
+import {
+  ARTIFACT_TYPES,
+  type ArtifactType,
+  checkPanel,
+  type NormalisedSubmission,
+  parseSubmission,
+} from '../domain/submission/index.js';
 import { readJsonText } from '../json/read-json.js';
+import type { JobKinds } from '../queue/kinds.js';
 import type { ClaimedJob, JobDefinition, NewJob } from '../queue/types.js';
 import { PermanentJobError } from '../queue/types.js';
 import type { Database } from '../store/database.js';
-import type { Store } from '../store/index.js';
-import { ARTIFACT_TYPES, type ArtifactType } from '../store/repositories/results.js';
+import type { SystemStore } from '../store/index.js';
 import { recordResultReady } from '../webhooks/outbox.js';
 import { renderSource } from './recreate-artifact.js';
 import type { ReportRenderer } from './report-renderer.js';
 
 export interface PipelineDeps {
-  store: Store;
+  store: SystemStore;
   renderer: ReportRenderer;
   maxAttempts: number;
-  clock: () => Date;
+  /** The service's clock, for the hooks that run outside a step (start, final failure). */
+  clock: Clock;
   /** `WEBHOOK_RETRY_SCHEDULE`, for the `result.ready` deliveries a completed result enqueues. */
   webhookScheduleMs: number[];
 }
+
+/** The pipeline's job kinds, in the order a submission goes through them. */
+export const PIPELINE_KINDS = [
+  'pipeline.ingest_validate',
+  'pipeline.score',
+  'pipeline.render_reports',
+] as const;
+export type PipelineKind = (typeof PIPELINE_KINDS)[number];
 
 /** A stored submission that fails the checks it passed at ingest: `rejected`, not `failed`. */
 class RejectedSubmission extends PermanentJobError {}
@@ -48,11 +64,16 @@ function requestedArtifacts(sub: NormalisedSubmission): ArtifactType[] {
   return ARTIFACT_TYPES.filter((t) => outputs.has(t));
 }
 
-export function pipelineDefinitions(
-  deps: PipelineDeps,
-): Record<'pipeline.ingest_validate' | 'pipeline.score' | 'pipeline.render_reports', JobDefinition> {
+/** Registers the pipeline's steps as job kinds. */
+export function registerPipelineJobs(kinds: JobKinds, deps: PipelineDeps): JobKinds {
+  for (const [kind, definition] of Object.entries(pipelineDefinitions(deps)))
+    kinds.register(kind, definition);
+  return kinds;
+}
+
+export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, JobDefinition> {
   const { store, clock } = deps;
-  const db = store.connection.db;
+  const db = store.db;
   const subs = store.pipeline;
   const results = store.results;
 
@@ -81,7 +102,12 @@ export function pipelineDefinitions(
     await recordResultReady(
       store,
       trx,
-      { submissionId, now, correlationId: job.correlationId, policy: { scheduleMs: deps.webhookScheduleMs } },
+      {
+        submissionId,
+        now,
+        ids: { correlationId: job.correlationId, requestId: job.requestId },
+        policy: { scheduleMs: deps.webhookScheduleMs },
+      },
       enqueue,
     );
   }
@@ -90,7 +116,7 @@ export function pipelineDefinitions(
     async onStart(trx, job) {
       await subs.setStatus(trx, requireSubmissionId(job), 'validating', clock());
     },
-    async run(job) {
+    async run(job, ctx) {
       const id = requireSubmissionId(job);
       const stored = await subs.load(db, id);
       if (!stored) throw new PermanentJobError('The submission to check no longer exists.');
@@ -105,12 +131,12 @@ export function pipelineDefinitions(
       const panel = checkPanel(parsed.value);
       if (!panel.ok) throw new RejectedSubmission('The marker panel no longer passes the panel checks.');
       const normalised = JSON.stringify(panel.value);
-      return async (trx, ctx) => {
-        const now = clock();
+      return async (trx, completion) => {
+        const now = ctx.clock();
         if (normalised !== stored.normalisedBody) await subs.setNormalised(trx, id, normalised, now);
         // Started here, the score step has already said `processing` in this transaction; a
         // `validated` written as well would never be seen.
-        const started = await ctx.enqueue(nextJob(job, 'pipeline.score', deps.maxAttempts));
+        const started = await completion.enqueue(nextJob(job, 'pipeline.score', deps.maxAttempts));
         if (!started) await subs.setStatus(trx, id, 'validated', now);
       };
     },
@@ -122,7 +148,7 @@ export function pipelineDefinitions(
     async onStart(trx, job) {
       await subs.setStatus(trx, requireSubmissionId(job), 'processing', clock());
     },
-    async run(job) {
+    async run(job, ctx) {
       const id = requireSubmissionId(job);
       const stored = await subs.load(db, id);
       if (!stored) throw new PermanentJobError('The submission to score no longer exists.');
@@ -130,17 +156,17 @@ export function pipelineDefinitions(
       // Evaluated at the time of receipt, so a re-run gives the same numbers.
       const bundle: ModelResult = scoreSubmission(sub, { now: new Date(stored.receivedAt) });
       const artifacts = requestedArtifacts(sub);
-      return async (trx, ctx) => {
-        const now = clock();
+      return async (trx, completion) => {
+        const now = ctx.clock();
         await results.createOnce(
           trx,
           { tenantId: job.tenantId, submissionId: id, bundle, artifactTypes: artifacts },
           now,
         );
         if (artifacts.length > 0) {
-          await ctx.enqueue(nextJob(job, 'pipeline.render_reports', deps.maxAttempts));
+          await completion.enqueue(nextJob(job, 'pipeline.render_reports', deps.maxAttempts));
         } else {
-          await complete(trx, job, now, ctx.enqueue);
+          await complete(trx, job, now, completion.enqueue);
         }
       };
     },
@@ -179,11 +205,11 @@ export function pipelineDefinitions(
             ]
           : [];
       });
-      return async (trx, ctx) => {
-        const now = clock();
+      return async (trx, completion) => {
+        const now = ctx.clock();
         await store.artifacts.putAll(trx, written);
         await results.markAvailable(trx, result.resultId, written, now);
-        await complete(trx, job, now, ctx.enqueue);
+        await complete(trx, job, now, completion.enqueue);
       };
     },
     // Scores exist even when a renderer keeps failing: the submission completes, and the

@@ -1,40 +1,10 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { JobType } from '../domain/statuses.js';
+import type { Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { ClaimedJob, NewJob } from '../jobs/types.js';
 import type { Database } from '../store/database.js';
 
-export interface ClaimedJob {
-  id: string;
-  tenantId: string;
-  submissionId: string | null;
-  type: JobType;
-  payload: Record<string, unknown> | null;
-  correlationId: string | null;
-  requestId: string | null;
-  /** This attempt's number, 1-based (already counted when the job was claimed). */
-  attempt: number;
-  maxAttempts: number;
-  acceptedAt: string;
-  slaDeadlineAt: string | null;
-  /** Lease owner: completion is fenced on it, so a worker that lost its lease cannot finish. */
-  lockedBy: string;
-}
-
-export interface NewJob {
-  /** Given when the caller needs the id before the insert (ingest answers with it). */
-  id?: string;
-  type: JobType;
-  tenantId: string;
-  submissionId: string | null;
-  payload?: Record<string, unknown> | null;
-  correlationId: string | null;
-  requestId: string | null;
-  acceptedAt: string;
-  slaDeadlineAt: string | null;
-  maxAttempts: number;
-  runAt?: string;
-}
-
-export type Db = Kysely<Database> | Transaction<Database>;
+export type { ClaimedJob, NewJob } from '../jobs/types.js';
 
 export interface CompletionContext {
   /**
@@ -50,9 +20,14 @@ export interface CompletionContext {
 /** Writes run in the transaction that completes a job: results, status changes, next jobs. */
 export type Completion = (trx: Transaction<Database>, ctx: CompletionContext) => Promise<void>;
 
+/** What a step handler runs with: taken from the job's work context, never made up by the step. */
 export interface HandlerContext {
   /** Aborted when the lease is lost or the worker shuts down: stop and throw. */
   signal: AbortSignal;
+  /** Carries the job's ids (request, correlation, tenant, submission, job). */
+  log: Logger;
+  /** The service's clock: what a step stamps or signs reads this, never `new Date()`. */
+  clock: Clock;
 }
 
 /** A failure that retrying cannot fix: the job fails at once with this plain-language summary. */

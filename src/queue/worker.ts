@@ -1,40 +1,64 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { JobType } from '../domain/statuses.js';
+import pino, { type Logger } from 'pino';
+import { type Clock, systemClock } from '../clock.js';
+import { runInContext, type WorkContext, workContext } from '../context.js';
+import type { JobNotifier } from '../jobs/notifier.js';
+import type { ClaimedJob } from '../jobs/types.js';
 import type { Committer } from '../store/commit-batcher.js';
 import type { JobsRepository } from '../store/repositories/jobs.js';
-import { retryDelayMs } from './backoff.js';
-import type { JobNotifier } from './notifier.js';
-import { type ClaimedJob, ExpectedJobError, type JobDefinition, PermanentJobError } from './types.js';
+import { logFailure, planFailure, type RetryPolicy, recordFailure, WorkerStoppedError } from './failure.js';
+import type { JobKinds } from './kinds.js';
+import { type JobDefinition, PermanentJobError } from './types.js';
 
-export interface WorkerOptions {
+/** What a worker needs of the store: the job table, the group commit and the wake-ups. */
+export interface QueueStore {
   jobs: JobsRepository;
   batcher: Committer;
   notifier: JobNotifier;
-  logger: Logger;
-  definitions: Partial<Record<JobType, JobDefinition>>;
+}
+
+export interface WorkerOptions {
+  store: QueueStore;
+  kinds: JobKinds;
+  logger?: Logger;
+  /** The service's clock: due times, leases, retry delays, and what steps stamp. */
+  clock?: Clock;
   /** Jobs in flight at once in this process. */
-  concurrency: number;
-  /** Lease length; a dead worker's job is rescued after at most this plus `rescueEveryMs`. */
-  leaseMs: number;
-  heartbeatMs: number;
-  /** Safety-net poll; in-process enqueues wake the worker at once. */
-  pollMs: number;
-  rescueEveryMs: number;
-  retryBaseMs: number;
-  retryCapMs: number;
-  clock?: () => Date;
+  concurrency?: number;
+  /** Lease length; a dead worker's job is rescued (`Rescuer`) once it has run out. */
+  leaseMs?: number;
+  /** How often held leases are extended; a third of the lease unless given. */
+  heartbeatMs?: number;
+  /** Safety-net poll; in-process enqueues and PostgreSQL notifications wake the worker at once. */
+  pollMs?: number;
+  /** First retry delay; doubles per attempt, with jitter, up to `retryCapMs`. */
+  retryBaseMs?: number;
+  retryCapMs?: number;
   workerId?: string;
+}
+
+/** The defaults, written next to what they govern; the same as the service settings' (config.ts). */
+export const WORKER_DEFAULTS = {
+  concurrency: 128,
+  leaseMs: 15_000,
+  pollMs: 1_000,
+  retryBaseMs: 1_000,
+  retryCapMs: 5 * 60_000,
+} as const;
+
+/** A third of the lease, so two beats can be missed before it runs out; at least 500 ms. */
+export function heartbeatFor(leaseMs: number): number {
+  return Math.max(500, Math.floor(leaseMs / 3));
 }
 
 class LeaseLost extends Error {}
 
-const STOPPED_SUMMARY = 'The worker processing this step stopped before finishing; it will be retried.';
-const DEFAULT_SUMMARY = 'This step failed because of an internal error.';
-
 /**
- * Claims jobs with a lease, runs them with bounded concurrency, extends leases with a heartbeat,
- * retries failures with exponential backoff and jitter, and rescues jobs whose lease expired.
+ * Claims jobs with a lease, runs them with bounded concurrency, extends leases with a heartbeat
+ * and retries failures with exponential backoff and jitter. Each attempt runs in a work context
+ * built from its job row (the ids of the request that caused it), so its log lines, and those of
+ * the jobs it enqueues, join up with that request's. Rescuing jobs whose worker died is a
+ * maintenance service of its own (`maintenance/rescuer.ts`).
  */
 export class Worker {
   readonly workerId: string;
@@ -47,8 +71,14 @@ export class Worker {
   private claiming = false;
   private claimAgain = false;
   private stopping = false;
-  private readonly clock: () => Date;
-  private readonly types: JobType[];
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly kinds: string[];
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
+  private readonly pollMs: number;
+  private readonly retry: RetryPolicy;
   private readonly stopHooks: Array<() => Promise<void> | undefined> = [];
   private started = false;
   /** The last queue read that failed, cleared by the next one that succeeds. */
@@ -56,19 +86,26 @@ export class Worker {
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
-    this.clock = o.clock ?? (() => new Date());
-    this.types = Object.keys(o.definitions) as JobType[];
+    this.clock = o.clock ?? systemClock;
+    this.logger = o.logger ?? pino({ level: 'silent' });
+    this.kinds = o.kinds.names();
+    this.concurrency = o.concurrency ?? WORKER_DEFAULTS.concurrency;
+    this.leaseMs = o.leaseMs ?? WORKER_DEFAULTS.leaseMs;
+    this.heartbeatMs = o.heartbeatMs ?? heartbeatFor(this.leaseMs);
+    this.pollMs = o.pollMs ?? WORKER_DEFAULTS.pollMs;
+    this.retry = {
+      retryBaseMs: o.retryBaseMs ?? WORKER_DEFAULTS.retryBaseMs,
+      retryCapMs: o.retryCapMs ?? WORKER_DEFAULTS.retryCapMs,
+    };
   }
 
   start(): void {
     this.started = true;
-    this.unsubscribe = this.o.notifier.subscribe(() => this.kick());
-    this.timers.push(setInterval(() => this.kick(), this.o.pollMs));
-    this.timers.push(setInterval(() => void this.heartbeat(), this.o.heartbeatMs));
-    this.timers.push(setInterval(() => void this.rescue(), this.o.rescueEveryMs));
+    this.unsubscribe = this.o.store.notifier.subscribe(() => this.kick());
+    this.timers.push(setInterval(() => this.kick(), this.pollMs));
+    this.timers.push(setInterval(() => void this.heartbeat(), this.heartbeatMs));
     for (const t of this.timers) t.unref();
     this.kick();
-    void this.rescue();
   }
 
   /** For `/ready`: running, and its last read of the queue succeeded. */
@@ -124,7 +161,7 @@ export class Worker {
   private async claimLoop(): Promise<void> {
     try {
       while (!this.stopping) {
-        const free = this.o.concurrency - this.running.size;
+        const free = this.concurrency - this.running.size;
         if (free <= 0) return;
         const claimed = await this.claimAndStart(free);
         this.queueError = undefined;
@@ -133,7 +170,7 @@ export class Worker {
       }
     } catch (error) {
       this.queueError = error instanceof Error ? error.constructor.name : 'error';
-      this.o.logger.error({ err: error }, 'claiming jobs failed; will retry on the next poll');
+      this.logger.error({ err: error }, 'claiming jobs failed; will retry on the next poll');
     }
   }
 
@@ -142,16 +179,10 @@ export class Worker {
    * claim). A start hook that throws leaves its job claimed; the attempt then fails normally.
    */
   private async claimAndStart(limit: number): Promise<ClaimedJob[]> {
-    return this.o.batcher.submit(async (trx) => {
-      const claimed = await this.o.jobs.claim(
-        trx,
-        this.workerId,
-        this.types,
-        limit,
-        this.o.leaseMs,
-        this.clock(),
-      );
-      for (const job of claimed) await this.o.definitions[job.type]?.onStart?.(trx, job);
+    const { jobs, batcher } = this.o.store;
+    return batcher.submit(async (trx) => {
+      const claimed = await jobs.claim(trx, this.workerId, this.kinds, limit, this.leaseMs, this.clock());
+      for (const job of claimed) await this.o.kinds.get(job.type)?.onStart?.(trx, job);
       return claimed;
     });
   }
@@ -160,38 +191,39 @@ export class Worker {
     const abort = new AbortController();
     const entry = { job, abort, done: Promise.resolve() };
     this.running.set(job.id, entry);
-    entry.done = this.runOne(job, abort.signal).finally(() => {
+    const context = jobContext(job, this.logger, this.clock);
+    entry.done = runInContext(context, () => this.runOne(job, abort.signal, context)).finally(() => {
       this.running.delete(job.id);
       this.kick();
     });
   }
 
-  private async runOne(job: ClaimedJob, signal: AbortSignal): Promise<void> {
-    const def = this.o.definitions[job.type];
-    const log = this.jobLog(job);
+  private async runOne(job: ClaimedJob, signal: AbortSignal, context: WorkContext): Promise<void> {
+    const { jobs, batcher, notifier } = this.o.store;
+    const def = this.o.kinds.get(job.type);
     const started = performance.now();
     try {
       if (!def) throw new PermanentJobError('No worker can run this kind of step.');
-      const completion = await def.run(job, { signal });
+      const completion = await def.run(job, { signal, log: context.log, clock: this.clock });
       if (signal.aborted) throw new LeaseLost();
       const chained: ClaimedJob[] = [];
-      await this.o.batcher.submit(
+      await batcher.submit(
         async (trx) => {
           // This unit may run twice (see CommitBatcher): only the last run's chain counts.
           chained.length = 0;
           const now = this.clock();
-          if (!(await this.o.jobs.complete(trx, job, now))) throw new LeaseLost();
+          if (!(await jobs.complete(trx, job, now))) throw new LeaseLost();
           await completion(trx, {
             enqueue: async (next) => {
-              const nextDef = this.o.definitions[next.type];
+              const nextDef = this.o.kinds.get(next.type);
               const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
               if (this.stopping || !nextDef || later) {
-                await this.o.jobs.enqueue(trx, next, now);
+                await jobs.enqueue(trx, next, now);
                 return false;
               }
-              const claimed = await this.o.jobs.enqueueClaimed(trx, next, now, {
+              const claimed = await jobs.enqueueClaimed(trx, next, now, {
                 workerId: this.workerId,
-                leaseMs: this.o.leaseMs,
+                leaseMs: this.leaseMs,
               });
               await nextDef.onStart?.(trx, claimed);
               chained.push(claimed);
@@ -201,84 +233,43 @@ export class Worker {
         },
         { urgent: def.commitsUrgently === true },
       );
-      log.info({ ms: Math.round(performance.now() - started) }, 'job completed');
+      context.log.info({ ms: Math.round(performance.now() - started) }, 'job completed');
       for (const next of chained) this.execute(next);
-      this.o.notifier.notify();
+      notifier.notify();
     } catch (error) {
       if (error instanceof LeaseLost || signal.aborted) {
-        if (this.stopping) await this.release(job);
-        else log.warn('lease lost; another worker owns this job now');
+        if (this.stopping) await this.release(job, context);
+        else context.log.warn('lease lost; another worker owns this job now');
         return;
       }
-      await this.recordFailure(job, def, error);
+      await this.fail(job, def, error, context);
     }
   }
 
-  /** What every line about a job carries, so an operator can follow one submission's jobs. */
-  private jobLog(job: ClaimedJob): Logger {
-    return this.o.logger.child({
-      jobId: job.id,
-      jobType: job.type,
-      attempt: job.attempt,
-      submissionId: job.submissionId,
-      tenantId: job.tenantId,
-      correlationId: job.correlationId,
-    });
-  }
-
-  private async release(job: ClaimedJob): Promise<void> {
+  private async release(job: ClaimedJob, context: WorkContext): Promise<void> {
+    const { jobs, batcher } = this.o.store;
     try {
-      await this.o.batcher.submit((trx) => this.o.jobs.release(trx, job, this.clock()));
+      await batcher.submit((trx) => jobs.release(trx, job, this.clock()));
     } catch (error) {
-      this.o.logger.error(
-        { err: error, jobId: job.id },
-        'releasing a job at shutdown failed; its lease will expire',
-      );
+      context.log.error({ err: error }, 'releasing a job at shutdown failed; its lease will expire');
     }
   }
 
-  private async recordFailure(
+  private async fail(
     job: ClaimedJob,
     def: JobDefinition | undefined,
     error: unknown,
+    context: WorkContext,
   ): Promise<void> {
-    const permanent = error instanceof PermanentJobError;
-    const summary = permanent
-      ? error.summary
-      : error instanceof WorkerStoppedError
-        ? STOPPED_SUMMARY
-        : (def?.summarize?.(error) ?? DEFAULT_SUMMARY);
-    const final = permanent || job.attempt >= job.maxAttempts;
+    const { jobs, batcher, notifier } = this.o.store;
     const now = this.clock();
-    const log = this.jobLog(job);
-    // An attempt its worker never finished (it died or stopped) did not fail: it runs again at
-    // once, and keeps its place in line (due since it was accepted) rather than waiting for the
-    // step's retry schedule behind everything queued meanwhile.
-    const interrupted = error instanceof WorkerStoppedError;
-    const nextAttemptAt = final
-      ? null
-      : interrupted
-        ? new Date(Math.min(Date.parse(job.acceptedAt), now.getTime()))
-        : new Date(
-            now.getTime() +
-              (def?.retryDelayMs?.(job.attempt) ??
-                retryDelayMs(job.attempt, this.o.retryBaseMs, this.o.retryCapMs)),
-          );
+    const plan = planFailure(job, def, error, now, this.retry);
     try {
-      await this.o.batcher.submit(async (trx) => {
-        if (nextAttemptAt === null) {
-          if (await this.o.jobs.fail(trx, job, summary, now)) await def?.onFailed?.(trx, job, summary, error);
-        } else {
-          await this.o.jobs.retryLater(trx, job, nextAttemptAt, summary, now);
-        }
-      });
-      const cause = describeFailure(error);
-      if (nextAttemptAt === null) log.warn({ ...cause, summary }, 'job failed for good');
-      else
-        log.warn({ ...cause, summary, nextAttemptAt: nextAttemptAt.toISOString() }, 'job failed; will retry');
-      this.o.notifier.notify();
+      await batcher.submit((trx) => recordFailure(trx, jobs, job, def, error, plan, now));
+      logFailure(context.log, error, plan);
+      notifier.notify();
     } catch (writeError) {
-      log.error(
+      context.log.error(
         { err: writeError },
         'recording a job failure failed; the lease will expire and the job be rescued',
       );
@@ -288,48 +279,30 @@ export class Worker {
   private async heartbeat(): Promise<void> {
     if (this.running.size === 0) return;
     try {
-      const lost = await this.o.jobs.heartbeat(
+      const lost = await this.o.store.jobs.heartbeat(
         this.workerId,
         [...this.running.keys()],
-        this.o.leaseMs,
+        this.leaseMs,
         this.clock(),
       );
       for (const id of lost) this.running.get(id)?.abort.abort();
     } catch (error) {
-      this.o.logger.error({ err: error }, 'heartbeat failed');
-    }
-  }
-
-  /** Jobs whose lease expired (their worker died): count the attempt as failed and move on. */
-  private async rescue(): Promise<void> {
-    if (this.stopping) return;
-    try {
-      const expired = await this.o.jobs.expired(this.clock(), 100);
-      // Submitted together, the rescues share one group commit instead of one commit each.
-      await Promise.all(
-        expired.map((job) => {
-          this.jobLog(job).warn({ owner: job.lockedBy }, 'rescuing a job whose lease expired');
-          return this.recordFailure(job, this.o.definitions[job.type], new WorkerStoppedError());
-        }),
-      );
-    } catch (error) {
-      this.o.logger.error({ err: error }, 'rescuing expired jobs failed');
+      this.logger.error({ err: error }, 'heartbeat failed');
     }
   }
 }
 
-/** A worker stopped mid-step: retryable, with its own summary. */
-class WorkerStoppedError extends Error {
-  constructor() {
-    super(STOPPED_SUMMARY);
-  }
+/**
+ * The work context of one attempt: the ids its job row carries from the request that caused it,
+ * and the job's own, on every line its step logs.
+ */
+export function jobContext(job: ClaimedJob, logger: Logger, clock: Clock): WorkContext {
+  return workContext(logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempt }), clock, {
+    requestId: job.requestId ?? undefined,
+    correlationId: job.correlationId ?? undefined,
+    tenantId: job.tenantId,
+    submissionId: job.submissionId ?? undefined,
+  });
 }
 
-/** Expected failures are named by class; anything else keeps its stack for whoever debugs it. */
-function describeFailure(error: unknown): Record<string, unknown> {
-  if (error instanceof ExpectedJobError) return { errorClass: error.errorClass };
-  if (error instanceof PermanentJobError || error instanceof WorkerStoppedError) {
-    return { errorClass: error.constructor.name };
-  }
-  return { err: error };
-}
+export { WorkerStoppedError };

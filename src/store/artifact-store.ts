@@ -1,8 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from './database.js';
-import { type NamedQuery, namedQuery, type PreparedRunner, slot } from './prepared.js';
-
-type Executor = Kysely<Database> | Transaction<Database>;
+import type { Driver } from './driver.js';
+import { type Executor, type NamedQuery, namedQuery, type PreparedRunner, slot } from './prepared.js';
 
 /**
  * Where artifact bytes live. `put` is called inside the transaction that marks the artifact
@@ -29,10 +28,13 @@ export class DatabaseArtifactStore implements ArtifactStore {
   /** Multi-row upserts, by row count. */
   private readonly upserts = new Map<number, NamedQuery>();
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly runner: PreparedRunner,
-  ) {
+  private readonly db: Kysely<Database>;
+  private readonly runner: PreparedRunner;
+
+  constructor(driver: Driver) {
+    const db = driver.db;
+    this.db = db;
+    this.runner = driver.runner;
     this.select = namedQuery(
       db.selectFrom('artifact_contents').select('body').where('artifact_id', '=', slot('id')).compile(),
     );

@@ -1,5 +1,4 @@
 /** Conversions between driver values and the ISO strings / booleans the code uses. */
-export type SqlDialect = 'sqlite' | 'postgres';
 
 export function iso(value: string | Date): string {
   return typeof value === 'string' ? value : value.toISOString();
@@ -16,8 +15,4 @@ export function bool(value: number | boolean): boolean {
 export function json<T>(value: string | object | null): T | null {
   if (value === null) return null;
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
-}
-
-export function boolParam(dialect: SqlDialect, value: boolean): number | boolean {
-  return dialect === 'sqlite' ? (value ? 1 : 0) : value;
 }

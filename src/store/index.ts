@@ -1,122 +1,170 @@
+import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
+import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
-import { JobNotifier } from '../queue/notifier.js';
+import { JobNotifier } from '../jobs/notifier.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
-import { CommitBatcher, CommitLanes, type Committer } from './commit-batcher.js';
-import { connectStore, type StoreConnection } from './connect.js';
+import type { Committer } from './commit-batcher.js';
+import type { Database } from './database.js';
+import type { Driver } from './driver.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
-import { PostgresIngestBackend } from './postgres/ingest-backend.js';
-import { PostgresJobListener } from './postgres/job-listener.js';
-import { KyselyPreparedRunner, type PreparedRunner, SqlitePreparedRunner } from './prepared.js';
+import { openPostgresDriver } from './postgres/driver.js';
+import type { Executor } from './prepared.js';
 import { AccountsRepository } from './repositories/accounts.js';
-import { type IngestBackend, IngestWriter } from './repositories/ingest.js';
+import { IngestWriter } from './repositories/ingest.js';
 import { JobsRepository } from './repositories/jobs.js';
+import { MaintenanceRepository } from './repositories/maintenance.js';
 import { PipelineRepository } from './repositories/pipeline.js';
 import { ResultsRepository, TenantResults } from './repositories/results.js';
 import { TenantSubmissions } from './repositories/submissions.js';
+import { TenantArtifacts } from './repositories/tenant-artifacts.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
-import { SqliteIngestBackend } from './sqlite/ingest-backend.js';
+import { openSqliteDriver } from './sqlite/driver.js';
+import type { TenantAccess, TenantGateway } from './tenant-access.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'> &
   Partial<Pick<Config, 'databasePoolSize'>>;
 
-/** Everything the service keeps, behind one object: the only thing that knows the dialect. */
-export class Store {
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//.test(url);
+}
+
+export { sqliteFile } from './sqlite/driver.js';
+
+/**
+ * Unscoped access to everything the service keeps: for workers, the CLI and the authenticator,
+ * never for a route (routes get a `TenantAccess`). Named so that using it is a visible choice
+ * (Medplum's `getSystemRepo`).
+ */
+export interface SystemStore {
   readonly accounts: AccountsRepository;
   readonly ingest: IngestWriter;
-  /** How this store writes one submission (for writers with their own clock or policy). */
-  readonly ingestBackend: IngestBackend;
   readonly jobs: JobsRepository;
   readonly pipeline: PipelineRepository;
   readonly results: ResultsRepository;
-  /** Prepared statements for the hot paths, on the store's own connection. */
-  readonly prepared: PreparedRunner;
   /** Report bytes, in the database, written in the transaction that makes them available. */
   readonly artifacts: ArtifactStore;
-  /** Group commit for job completions and other worker writes. */
-  readonly batcher: Committer;
   /** Callback endpoints, sealed secrets, the event outbox and the attempt log. */
   readonly webhooks: WebhooksRepository;
+  /** What the maintenance services delete. */
+  readonly maintenance: MaintenanceRepository;
+  /** Group commit for ingest, job transitions and every other write. */
+  readonly batcher: Committer;
   /**
    * Told after every commit that created jobs, so idle workers in this process wake at once; on
    * PostgreSQL it also listens (while a worker subscribes) for jobs committed by other processes.
    */
   readonly notifier: JobNotifier;
+  /** The connection, for reads outside a transaction (the repositories' `db` argument). */
+  readonly db: Kysely<Database>;
+  /** One process at a time runs a maintenance pass holding this (`Driver.tryExclusive`). */
+  tryExclusive(trx: Executor, lockKey: number): Promise<boolean>;
+}
+
+/**
+ * The store: a driver (SQLite or PostgreSQL), the repositories built on it, and the two ways
+ * in: `system` (unscoped) and `forTenant` (bound to one account).
+ */
+export class Store implements TenantGateway {
+  readonly system: SystemStore;
 
   constructor(
-    readonly connection: StoreConnection,
+    readonly driver: Driver,
     policy: { slaSeconds: number; maxAttempts: number },
     logger: Logger = pino({ level: 'silent' }),
+    clock: Clock = systemClock,
   ) {
-    this.accounts = new AccountsRepository(connection.db, connection.dialect);
-    this.prepared = connection.sqlite
-      ? new SqlitePreparedRunner(connection.sqlite)
-      : new KyselyPreparedRunner();
-    this.artifacts = new DatabaseArtifactStore(connection.db, this.prepared);
-    // SQLite: one connection, one batcher. PostgreSQL: four lanes for ingest, four for the queue.
-    this.batcher = connection.sqlite
-      ? new CommitBatcher(connection.db, this.prepared)
-      : new CommitLanes(
-          Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared)),
-          // Queue work waits up to 25 ms after the previous commit to share the next one
-          // (measured: fewer, larger transactions cost PostgreSQL less CPU per job than 10 ms).
-          Array.from({ length: 4 }, () => new CommitBatcher(connection.db, this.prepared, 256, 25)),
-        );
-    this.notifier = new JobNotifier(
-      connection.postgres ? new PostgresJobListener(connection.postgres.clientConfig, logger) : undefined,
-    );
-    this.jobs = new JobsRepository(connection.db, connection.dialect, this.prepared);
-    this.ingestBackend = connection.sqlite
-      ? new SqliteIngestBackend(this.prepared, this.jobs, connection.db)
-      : new PostgresIngestBackend(this.prepared, connection.db);
-    this.ingest = new IngestWriter(
-      this.ingestBackend,
-      this.batcher,
-      {
-        idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
-        slaSeconds: policy.slaSeconds,
-        maxAttempts: policy.maxAttempts,
-      },
-      undefined,
-      () => this.notifier.notify(),
-    );
-    this.pipeline = new PipelineRepository(connection.db, this.prepared);
-    this.webhooks = new WebhooksRepository(connection.db, this.prepared);
-    this.results = new ResultsRepository(connection.db, this.prepared, connection.dialect);
-  }
-
-  /** `logger` receives connection trouble (never credentials); silent when not given. */
-  static open(config: StoreConfig, logger: Logger = pino({ level: 'silent' })): Store {
-    const connection = connectStore({
-      dataDir: config.dataDir,
-      databaseUrl: config.databaseUrl,
-      // Callers without a full Config (tests, tools) get the setting's default.
-      poolSize: config.databasePoolSize ?? 10,
-      logger,
-    });
-    return new Store(
-      connection,
-      { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts },
-      logger,
-    );
-  }
-
-  forTenant(tenantId: string): { submissions: TenantSubmissions; results: TenantResults } {
-    return {
-      submissions: new TenantSubmissions(this.connection, tenantId),
-      results: new TenantResults(this.connection.db, tenantId),
+    const batcher = driver.createCommitter();
+    const notifier = new JobNotifier(driver.wakeSource(logger));
+    this.system = {
+      accounts: new AccountsRepository(driver, clock),
+      ingest: new IngestWriter(
+        driver,
+        batcher,
+        {
+          idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
+          slaSeconds: policy.slaSeconds,
+          maxAttempts: policy.maxAttempts,
+        },
+        clock,
+        () => notifier.notify(),
+      ),
+      jobs: new JobsRepository(driver),
+      pipeline: new PipelineRepository(driver),
+      results: new ResultsRepository(driver),
+      artifacts: new DatabaseArtifactStore(driver),
+      webhooks: new WebhooksRepository(driver),
+      maintenance: new MaintenanceRepository(driver),
+      batcher,
+      notifier,
+      db: driver.db,
+      tryExclusive: (trx, lockKey) => driver.tryExclusive(trx, lockKey),
     };
   }
 
+  /** `logger` receives connection trouble (never credentials); silent when not given. */
+  static open(
+    config: StoreConfig,
+    logger: Logger = pino({ level: 'silent' }),
+    clock: Clock = systemClock,
+  ): Store {
+    if (config.databaseUrl !== undefined && !isPostgresUrl(config.databaseUrl)) {
+      throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
+    }
+    const driver = isPostgresUrl(config.databaseUrl)
+      ? // Callers without a full Config (tests, tools) get the setting's default pool size.
+        openPostgresDriver(config.databaseUrl, config.databasePoolSize ?? 10, logger)
+      : openSqliteDriver(config.dataDir);
+    return new Store(
+      driver,
+      { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts },
+      logger,
+      clock,
+    );
+  }
+
+  /** Data access bound to one account: every query it runs carries the account's predicate. */
+  forTenant(tenantId: string): TenantAccess {
+    const { system, driver } = this;
+    return {
+      tenantId,
+      submissions: {
+        get: (submissionId) => new TenantSubmissions(driver, tenantId).get(submissionId),
+        ingest: (command) => system.ingest.ingest({ ...command, tenantId }),
+      },
+      results: new TenantResults(driver.db, tenantId),
+      artifacts: new TenantArtifacts(driver.db, tenantId, {
+        bytes: system.artifacts,
+        pipeline: system.pipeline,
+        results: system.results,
+        committer: system.batcher,
+      }),
+    };
+  }
+
+  /** A signed download link names only the artifact: its account is looked up, then scoped to. */
+  async forArtifact(artifactId: string): Promise<TenantAccess | undefined> {
+    const row = await this.driver.db
+      .selectFrom('artifacts')
+      .select('tenant_id')
+      .where('id', '=', artifactId)
+      .executeTakeFirst();
+    return row ? this.forTenant(row.tenant_id) : undefined;
+  }
+
+  get describe(): string {
+    return this.driver.describe;
+  }
+
   migrate(): Promise<{ applied: string[] }> {
-    return migrateToLatest(this.connection.db, this.connection.dialect);
+    return migrateToLatest(this.driver);
   }
 
   async isReady(): Promise<{ ok: boolean; reason?: string }> {
     try {
-      const pending = await pendingMigrations(this.connection.db, this.connection.dialect);
+      const pending = await pendingMigrations(this.driver);
       return pending.length === 0 ? { ok: true } : { ok: false, reason: 'migrations pending' };
     } catch {
       return { ok: false, reason: 'database unavailable' };
@@ -124,8 +172,8 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    await this.batcher.drain();
-    await this.notifier.close();
-    await this.connection.close();
+    await this.system.batcher.drain();
+    await this.system.notifier.close();
+    await this.driver.close();
   }
 }

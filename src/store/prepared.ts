@@ -1,5 +1,4 @@
-import type SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './database.js';
 
 const SLOT = '\u0000slot:';
@@ -49,7 +48,7 @@ export function namedQuery(compiled: { sql: string; parameters: readonly unknown
   };
 }
 
-type Executor = Kysely<Database> | Transaction<Database>;
+export type Executor = Kysely<Database> | Transaction<Database>;
 
 /**
  * Runs queries built once (see `slot`) as prepared statements. On SQLite every query shares the
@@ -60,50 +59,4 @@ export interface PreparedRunner {
   run(db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<number>;
   /** A fixed statement without parameters (savepoints). */
   exec(db: Executor, statement: string): Promise<void>;
-}
-
-export class SqlitePreparedRunner implements PreparedRunner {
-  private readonly cache = new Map<string, SqliteDatabase.Statement>();
-
-  constructor(private readonly sqlite: SqliteDatabase.Database) {}
-
-  private statement(sql: string): SqliteDatabase.Statement {
-    let stmt = this.cache.get(sql);
-    if (!stmt) {
-      stmt = this.sqlite.prepare(sql);
-      this.cache.set(sql, stmt);
-    }
-    return stmt;
-  }
-
-  async all<T>(_db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<T[]> {
-    return this.statement(query.sql).all(...query.bind(values)) as T[];
-  }
-
-  async run(_db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<number> {
-    const stmt = this.statement(query.sql);
-    if (stmt.reader) return stmt.all(...query.bind(values)).length;
-    return stmt.run(...query.bind(values)).changes;
-  }
-
-  async exec(_db: Executor, statement: string): Promise<void> {
-    this.statement(statement).run();
-  }
-}
-
-/** Any other dialect: the same SQL through Kysely's connection (and so its transaction). */
-export class KyselyPreparedRunner implements PreparedRunner {
-  async all<T>(db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<T[]> {
-    const res = await db.executeQuery<T>(CompiledQuery.raw(query.sql, query.bind(values)));
-    return res.rows;
-  }
-
-  async run(db: Executor, query: NamedQuery, values: Record<string, unknown>): Promise<number> {
-    const res = await db.executeQuery(CompiledQuery.raw(query.sql, query.bind(values)));
-    return Number(res.numAffectedRows ?? BigInt(res.rows.length));
-  }
-
-  async exec(db: Executor, statement: string): Promise<void> {
-    await db.executeQuery(CompiledQuery.raw(statement, []));
-  }
 }

@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
-import type { Store } from '../store/index.js';
+import { type Clock, systemClock } from '../clock.js';
+import type { SystemStore } from '../store/index.js';
 import { NotFoundError } from '../store/repositories/accounts.js';
 import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
-import { deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
+import { DELIVER_KIND, deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
 import type { SecretBox } from './secret-box.js';
 import { activeSecret, apiKeyContext, secretContext, secretInEffect } from './secrets.js';
 import { generateSigningSecret } from './signing.js';
@@ -23,6 +23,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 
 export interface WebhookAdminOptions {
   allowInsecure: boolean;
+  /** The time registrations, rotations and redeliveries are stamped with; the real time unless given. */
+  clock?: Clock;
   scheduleMs: number[];
   /** DNS for the registration check; the system resolver unless a test supplies one. */
   resolve?: Resolver;
@@ -35,7 +37,7 @@ export interface WebhookAdminOptions {
  */
 export class WebhookAdmin {
   constructor(
-    private readonly store: Store,
+    private readonly store: SystemStore,
     private readonly box: SecretBox,
     private readonly o: WebhookAdminOptions,
   ) {}
@@ -44,8 +46,8 @@ export class WebhookAdmin {
     partnerId: string,
     url: string,
     opts: { apiKey?: string | undefined; apiKeyHeader?: string | undefined },
-    now = new Date(),
   ): Promise<{ partnerId: string; url: string; signingSecret: string }> {
+    const now = this.now();
     const partner = await this.store.accounts.requirePartner(partnerId);
     const checked = checkCallbackUrl(url, { allowInsecure: this.o.allowInsecure });
     if (!checked.ok) throw new WebhookAdminError(this.withInsecureHint(checked.reason));
@@ -97,10 +99,10 @@ export class WebhookAdmin {
   async rotateSecret(
     partnerId: string,
     activateInMs: number,
-    now = new Date(),
   ): Promise<{ partnerId: string; signingSecret: string; activatesAt: string }> {
+    const now = this.now();
     await this.store.accounts.requirePartner(partnerId);
-    if (!(await this.store.webhooks.endpoint(this.store.connection.db, partnerId))) {
+    if (!(await this.store.webhooks.endpoint(this.store.db, partnerId))) {
       throw new WebhookAdminError(`partner ${partnerId} has no callback registered; use webhooks set first`);
     }
     const secret = generateSigningSecret();
@@ -123,27 +125,24 @@ export class WebhookAdmin {
    * otherwise a new delivery starts the schedule from the first step. A result completed before
    * its partner registered a callback gets its event now.
    */
-  async redeliver(resultId: string, now = new Date()): Promise<{ resultId: string; eventId: string }> {
-    const db = this.store.connection.db;
-    const row = await db
-      .selectFrom('results as r')
-      .innerJoin('submissions as s', 's.id', 'r.submission_id')
-      .select(['s.id as submission_id', 's.partner_id', 's.status', 's.correlation_id'])
-      .where('r.id', '=', resultId)
-      .executeTakeFirst();
+  async redeliver(resultId: string): Promise<{ resultId: string; eventId: string }> {
+    const now = this.now();
+    const db = this.store.db;
+    const row = await this.store.webhooks.resultSource(db, resultId);
     if (!row) throw new NotFoundError('result', resultId);
     if (row.status !== 'completed') throw new WebhookAdminError(`result ${resultId} is not ready yet`);
-    if (!(await this.store.webhooks.endpoint(db, row.partner_id))) {
+    if (!(await this.store.webhooks.endpoint(db, row.partnerId))) {
       throw new WebhookAdminError(`the partner of result ${resultId} has no callback registered`);
     }
     const policy = { scheduleMs: this.o.scheduleMs };
+    const ids = { correlationId: row.correlationId, requestId: row.requestId };
     const eventId = await this.store.batcher.submit(async (trx) => {
       const existing = await this.store.webhooks.eventForResult(trx, resultId);
       if (!existing) {
         const created = await recordResultReady(
           this.store,
           trx,
-          { submissionId: row.submission_id, now, correlationId: row.correlation_id, policy },
+          { submissionId: row.submissionId, now, ids, policy },
           async (job) => {
             await this.store.jobs.enqueue(trx, job, now);
           },
@@ -154,26 +153,20 @@ export class WebhookAdmin {
       // A delivery waiting for its next attempt is brought forward rather than doubled.
       // Otherwise (none, or one in the middle of an attempt that may yet fail) a new job starts
       // the schedule again; receivers deduplicate on the event id.
-      const open = await trx
-        .selectFrom('jobs')
-        .select(['id', 'status'])
-        .where('type', '=', 'webhook.deliver')
-        .where('status', 'in', ['pending', 'retrying'])
-        .where(sql<string>`cast(payload as text)`, '=', JSON.stringify({ eventId: existing.id }))
-        .executeTakeFirst();
-      if (open) {
-        await trx
-          .updateTable('jobs')
-          .set({ run_at: now.toISOString(), updated_at: now.toISOString() })
-          .where('id', '=', open.id)
-          .execute();
+      const waiting = await this.store.jobs.findWaiting(trx, DELIVER_KIND, 'eventId', existing.id);
+      if (waiting) {
+        await this.store.jobs.runNow(trx, waiting, now);
         return existing.id;
       }
-      await this.store.jobs.enqueue(trx, deliveryJob(existing, now, policy, row.correlation_id), now);
+      await this.store.jobs.enqueue(trx, deliveryJob(existing, now, policy, ids), now);
       return existing.id;
     });
     this.store.notifier.notify();
     return { resultId, eventId };
+  }
+
+  private now(): Date {
+    return (this.o.clock ?? systemClock)();
   }
 
   /** An operator trying a local receiver needs to know the switch exists (and what it is for). */
@@ -183,9 +176,10 @@ export class WebhookAdmin {
   }
 
   /** The partner's callback as the operator sees it: never the signing secrets or receiver key. */
-  async show(partnerId: string, now = new Date()) {
+  async show(partnerId: string) {
+    const now = this.now();
     await this.store.accounts.requirePartner(partnerId);
-    const db = this.store.connection.db;
+    const db = this.store.db;
     const endpoint = await this.store.webhooks.endpoint(db, partnerId);
     const secrets = await this.store.webhooks.secrets(db, partnerId);
     // Active: the one secret deliveries are signed with now (not one rotated out, nor one

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { JobType } from '../domain/statuses.js';
+import type { Clock } from '../clock.js';
+import { addToContext } from '../context.js';
+import type { JobKinds } from '../queue/kinds.js';
 import type { ClaimedJob, JobDefinition } from '../queue/types.js';
 import { ExpectedJobError, PermanentJobError } from '../queue/types.js';
-import type { Store } from '../store/index.js';
+import type { SystemStore } from '../store/index.js';
 import type { Resolver } from './guard.js';
+import { DELIVER_KIND } from './outbox.js';
 import type { SecretBox } from './secret-box.js';
 import { activeSecret, apiKeyContext } from './secrets.js';
 import { sendOnce } from './sender.js';
@@ -18,11 +20,11 @@ export interface DeliveryConfig {
 }
 
 export interface DeliveryDeps {
-  store: Store;
+  store: SystemStore;
   box: SecretBox;
   config: DeliveryConfig;
-  logger: Logger;
-  clock: () => Date;
+  /** The service's clock, for the final-failure hook (the attempt itself uses its context's). */
+  clock: Clock;
   /** DNS for the connect-time guard; tests give a resolver that "rebinds". */
   resolve?: Resolver;
 }
@@ -54,17 +56,24 @@ function eventIdOf(job: ClaimedJob): string {
  * and marks the event delivered; anything else fails the attempt, and the queue retries it
  * after the schedule's next delay, in this process or another, after restarts too.
  */
-export function deliveryJobs(deps: DeliveryDeps): Partial<Record<JobType, JobDefinition>> {
-  const { store, box, config, clock } = deps;
-  const db = store.connection.db;
+export function registerWebhookJobs(kinds: JobKinds, deps: DeliveryDeps): JobKinds {
+  return kinds.register(DELIVER_KIND, deliveryJob(deps));
+}
+
+function deliveryJob(deps: DeliveryDeps): JobDefinition {
+  const { store, box, config } = deps;
+  const db = store.db;
   // Entry 0 is the delay before the first attempt; after attempt n comes entry n.
   const delayAfter = (attempt: number): number =>
     config.scheduleMs[Math.min(attempt, config.scheduleMs.length - 1)] ?? 0;
-  const deliver: JobDefinition = {
-    async run(job) {
+  return {
+    async run(job, { log, clock }) {
       const eventId = eventIdOf(job);
       const event = await store.webhooks.event(db, eventId);
       if (!event) throw new PermanentJobError('The event to deliver no longer exists.');
+      // Delivery jobs are not attached to a submission (decisions.md); the event names it, and
+      // the attempt's lines carry it like the rest of that submission's.
+      addToContext({ submissionId: submissionOf(event.body) ?? undefined });
       const endpoint = await store.webhooks.endpoint(db, event.partnerId);
       if (!endpoint) throw new PermanentJobError('No callback URL is registered for this partner any more.');
       const now = clock();
@@ -115,20 +124,16 @@ export function deliveryJobs(deps: DeliveryDeps): Partial<Record<JobType, JobDef
       const line = {
         eventId,
         deliveryId,
-        jobId: job.id,
-        // Delivery jobs are not attached to a submission (decisions.md); the event names it.
         resultId: event.resultId,
         submissionId: submissionOf(event.body),
-        tenantId: job.tenantId,
-        attempt: job.attempt,
         statusCode: outcome.statusCode,
         latencyMs: outcome.latencyMs,
       };
-      if (outcome.ok) deps.logger.info(line, 'webhook delivered');
+      if (outcome.ok) log.info(line, 'webhook delivered');
       else {
         const last = job.attempt >= job.maxAttempts;
         const next = new Date(clock().getTime() + delayAfter(job.attempt));
-        deps.logger.warn(
+        log.warn(
           { ...line, errorClass: outcome.errorClass, nextAttemptAt: last ? null : next.toISOString() },
           last ? 'webhook attempt failed; no attempts left' : 'webhook attempt failed; will retry',
         );
@@ -146,11 +151,11 @@ export function deliveryJobs(deps: DeliveryDeps): Partial<Record<JobType, JobDef
     retryDelayMs: delayAfter,
     async onFailed(trx, job) {
       const eventId = job.payload?.eventId;
-      if (typeof eventId === 'string') await store.webhooks.setEventStatus(trx, eventId, 'failed', clock());
+      if (typeof eventId === 'string')
+        await store.webhooks.setEventStatus(trx, eventId, 'failed', deps.clock());
     },
     summarize(error) {
       return error instanceof DeliveryFailed ? error.reason : 'The callback could not be delivered.';
     },
   };
-  return { 'webhook.deliver': deliver };
 }

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { loadOrCreateSecret } from '../store/secrets.js';
 import { SecretBox } from './secret-box.js';
 
-export { deliveryJobs } from './deliver-job.js';
+export { registerWebhookJobs } from './deliver-job.js';
 export { SecretBox } from './secret-box.js';
 
 /** The box sealing webhook secrets: the configured master key, or one generated into DATA_DIR. */

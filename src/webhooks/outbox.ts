@@ -3,7 +3,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { submissionStatusLabel } from '../domain/statuses.js';
 import type { NewJob } from '../queue/types.js';
 import type { Database } from '../store/database.js';
-import type { Store } from '../store/index.js';
+import type { SystemStore } from '../store/index.js';
 import { type ResultReadyBody, resultReadyBodySchema } from './event-body.js';
 import { EVENT_TYPE } from './signing.js';
 
@@ -38,20 +38,29 @@ export interface DeliveryJobPolicy {
   scheduleMs: number[];
 }
 
+/** The job kind that sends one event's attempts. */
+export const DELIVER_KIND = 'webhook.deliver';
+
+/** The ids of the request a delivery follows from, so its attempts' log lines join that request's. */
+export interface DeliveryIds {
+  correlationId: string | null;
+  requestId: string | null;
+}
+
 export function deliveryJob(
   event: { id: string; tenantId: string },
   now: Date,
   policy: DeliveryJobPolicy,
-  correlationId: string | null = null,
+  ids: DeliveryIds = { correlationId: null, requestId: null },
 ): NewJob {
   return {
-    type: 'webhook.deliver',
+    type: DELIVER_KIND,
     tenantId: event.tenantId,
     // Not attached to the submission: deliveries are not listed on it (decisions.md).
     submissionId: null,
     payload: { eventId: event.id },
-    correlationId,
-    requestId: null,
+    correlationId: ids.correlationId,
+    requestId: ids.requestId,
     acceptedAt: now.toISOString(),
     slaDeadlineAt: null,
     maxAttempts: Math.max(1, policy.scheduleMs.length),
@@ -67,9 +76,9 @@ export function deliveryJob(
  * registered (or the event already exists).
  */
 export async function recordResultReady(
-  store: Store,
+  store: SystemStore,
   trx: Transaction<Database>,
-  input: { submissionId: string; now: Date; correlationId: string | null; policy: DeliveryJobPolicy },
+  input: { submissionId: string; now: Date; ids: DeliveryIds; policy: DeliveryJobPolicy },
   enqueue: (job: NewJob) => Promise<unknown>,
 ): Promise<string | undefined> {
   const row = await store.webhooks.readyEventSource(trx, input.submissionId);
@@ -92,6 +101,6 @@ export async function recordResultReady(
     input.now,
   );
   if (!inserted) return undefined;
-  await enqueue(deliveryJob(event, input.now, input.policy, input.correlationId));
+  await enqueue(deliveryJob(event, input.now, input.policy, input.ids));
   return event.id;
 }

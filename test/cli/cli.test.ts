@@ -24,7 +24,7 @@ describe('healthspan CLI', () => {
 
   beforeAll(async () => {
     dataDir = tempDataDir();
-    service = await startTestService({ DATA_DIR: dataDir }, 'all', { authClock: authClock.ms });
+    service = await startTestService({ DATA_DIR: dataDir }, 'all', { clock: authClock.date });
     databaseUrl = service.config.databaseUrl ?? '';
   });
   afterAll(async () => {
@@ -75,7 +75,7 @@ describe('healthspan CLI', () => {
     expect(probe.status).toBe(204);
 
     // Only a hash is stored.
-    const rows = await service.store.connection.db.selectFrom('api_keys').selectAll().execute();
+    const rows = await service.store.driver.db.selectFrom('api_keys').selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(String(key.json!.apiKey));
 
     const revoked = cli(dataDir, 'keys', 'revoke', String(key.json!.keyId));

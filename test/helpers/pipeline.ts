@@ -1,6 +1,10 @@
 import pino from 'pino';
+import { systemClock } from '../../src/clock.js';
 import { InlineReportRenderer } from '../../src/pipeline/report-renderer.js';
 import { pipelineDefinitions } from '../../src/pipeline/steps.js';
+import { JobKinds } from '../../src/queue/kinds.js';
+import { Rescuer } from '../../src/queue/maintenance/rescuer.js';
+import { Maintenance } from '../../src/queue/maintenance/service.js';
 import type { JobDefinition } from '../../src/queue/types.js';
 import { Worker } from '../../src/queue/worker.js';
 import type { TestService } from './service.js';
@@ -24,36 +28,46 @@ export function startPipelineWorker(
     only?: ReadonlyArray<keyof Definitions>;
   } = {},
 ): Worker {
+  const clock = opts.clock ?? systemClock;
   const defs = pipelineDefinitions({
-    store: service.store,
+    store: service.store.system,
     renderer: new InlineReportRenderer(),
     maxAttempts: service.config.jobMaxAttempts,
-    clock: () => new Date(),
+    clock,
     webhookScheduleMs: service.config.webhookRetryScheduleMs,
   });
   const all: Record<string, JobDefinition> = { ...defs, ...alter(defs) };
-  const definitions = opts.only
-    ? Object.fromEntries(
-        Object.entries(all).filter(([type]) => opts.only!.includes(type as keyof Definitions)),
-      )
-    : all;
+  const kinds = new JobKinds();
+  for (const [kind, definition] of Object.entries(all)) {
+    if (!opts.only || opts.only.includes(kind as keyof Definitions)) kinds.register(kind, definition);
+  }
+  const retry = { retryBaseMs: opts.retryBaseMs ?? 20, retryCapMs: 1000 };
+  const logger = pino({ level: 'silent' });
   const worker = new Worker({
-    jobs: service.store.jobs,
-    batcher: service.store.batcher,
-    notifier: service.store.notifier,
-    logger: pino({ level: 'silent' }),
-    definitions,
+    store: service.store.system,
+    kinds,
+    logger,
+    clock,
     concurrency: 8,
     // Longer than any test runs: a loaded machine must not make a worker lose its own lease.
     leaseMs: opts.leaseMs ?? 600_000,
     heartbeatMs: 500,
     pollMs: 100,
-    rescueEveryMs: opts.rescueEveryMs ?? 250,
-    retryBaseMs: opts.retryBaseMs ?? 20,
-    retryCapMs: 1000,
-    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...retry,
   });
+  // The rescuer beside it, as a service runs one beside its worker.
+  const rescuer = new Rescuer({
+    store: service.store.system,
+    kinds,
+    logger,
+    clock,
+    retry,
+    intervalMs: opts.rescueEveryMs ?? 250,
+  });
+  const maintenance = new Maintenance([rescuer], logger, clock);
+  worker.onStopped(() => maintenance.stop());
   worker.start();
+  maintenance.start();
   return worker;
 }
 

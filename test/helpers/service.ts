@@ -82,10 +82,10 @@ export async function createAccount(
   service: RunningService,
   opts: { expiresAt?: Date | null; name?: string } = {},
 ): Promise<TestAccount> {
-  const tenant = await service.store.accounts.createTenant(opts.name ?? 'Test tenant');
-  const partner = await service.store.accounts.createPartner(tenant.tenantId, 'Test partner');
+  const tenant = await service.store.system.accounts.createTenant(opts.name ?? 'Test tenant');
+  const partner = await service.store.system.accounts.createPartner(tenant.tenantId, 'Test partner');
   const key = generateApiKey();
-  const stored = await service.store.accounts.insertKey({
+  const stored = await service.store.system.accounts.insertKey({
     partnerId: partner.partnerId,
     keyHash: key.hash,
     keyPrefix: key.displayPrefix,

@@ -11,7 +11,7 @@ const authClock = new SkewedClock();
 const EPOCH_CHECK_MS = 1_000;
 
 beforeAll(async () => {
-  service = await startTestService({}, 'all', { authClock: authClock.ms });
+  service = await startTestService({}, 'all', { clock: authClock.date });
 });
 afterAll(async () => {
   await service.stop();
@@ -55,7 +55,7 @@ describe('authentication', () => {
   it('rejects a revoked key, including one that was cached moments before', async () => {
     const account = await createAccount(service);
     expect((await probe({ 'x-api-key': account.apiKey })).status).toBe(204);
-    await service.store.accounts.revokeKey(account.keyId);
+    await service.store.system.accounts.revokeKey(account.keyId);
     // Another process revoking is seen within the epoch check interval.
     authClock.advance(EPOCH_CHECK_MS);
     expect((await probe({ 'x-api-key': account.apiKey })).status).toBe(401);
@@ -76,12 +76,12 @@ describe('authentication', () => {
   it('answers 403 ACCOUNT_INACTIVE for an inactive tenant and 204 again once reactivated', async () => {
     const account = await createAccount(service);
     expect((await probe({ 'x-api-key': account.apiKey })).status).toBe(204);
-    await service.store.accounts.setTenantActive(account.tenantId, false);
+    await service.store.system.accounts.setTenantActive(account.tenantId, false);
     authClock.advance(EPOCH_CHECK_MS);
     const res = await probe({ 'x-api-key': account.apiKey });
     expect(res.status).toBe(403);
     expect(errorOf(res.json).code).toBe('ACCOUNT_INACTIVE');
-    await service.store.accounts.setTenantActive(account.tenantId, true);
+    await service.store.system.accounts.setTenantActive(account.tenantId, true);
     authClock.advance(EPOCH_CHECK_MS);
     expect((await probe({ 'x-api-key': account.apiKey })).status).toBe(204);
   });

@@ -538,7 +538,7 @@ describe('errors and headers', () => {
 
     // A fresh account deactivated before its key is ever used (the key check caches a while).
     const gone = await createAccount(service);
-    await service.store.accounts.setTenantActive(gone.tenantId, false);
+    await service.store.system.accounts.setTenantActive(gone.tenantId, false);
     const inactive = await postSubmission(service, bodyFor(gone), { apiKey: gone.apiKey });
     expect(errorOfJson(inactive.json)).toBe('ACCOUNT_INACTIVE');
     expectDocumented('/v1/submissions', 'post', inactive);

@@ -70,7 +70,7 @@ describe('POST /v1/submissions then GET /v1/submissions/{id}', () => {
     });
     const res = await postSubmission(service, body, { apiKey: account.apiKey });
     expect(res.status).toBe(202);
-    const row = await service.store.connection.db
+    const row = await service.store.driver.db
       .selectFrom('submissions')
       .select(['original_body', 'normalised_body', 'tenant_id'])
       .where('id', '=', String(res.json.submissionId))
@@ -224,13 +224,13 @@ describe('idempotency', () => {
     expect(results.map((r) => r.status)).toEqual(Array(20).fill(202));
     expect(new Set(results.map((r) => r.json.submissionId)).size).toBe(1);
     expect(new Set(results.map((r) => r.json.jobId)).size).toBe(1);
-    const count = await service.store.connection.db
+    const count = await service.store.driver.db
       .selectFrom('submissions')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('tenant_id', '=', account.tenantId)
       .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(1);
-    const jobs = await service.store.connection.db
+    const jobs = await service.store.driver.db
       .selectFrom('jobs')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('tenant_id', '=', account.tenantId)

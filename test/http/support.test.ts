@@ -92,7 +92,7 @@ describe('readiness', () => {
   it('answers 503 when the database is gone', async () => {
     const doomed = await startTestService();
     try {
-      await doomed.store.connection.close();
+      await doomed.store.driver.close();
       const res = await getJson(doomed, '/ready');
       expect(res.status).toBe(503);
       expect(errorOf(res.json).code).toBe('SERVICE_UNAVAILABLE');

@@ -115,7 +115,7 @@ describe('pipeline failures', () => {
     const id = String(res.json.submissionId);
     // As if the stored body had been written by an older, laxer version of the service.
     const broken = bodyFor(account, (b) => b.markers.pop());
-    await service.store.connection.db
+    await service.store.driver.db
       .updateTable('submissions')
       .set({ original_body: JSON.stringify(broken) })
       .where('id', '=', id)
@@ -174,7 +174,7 @@ describe('pipeline failures', () => {
     // The API compares the deadline with the real time (the HTTP layer takes no clock): rather
     // than sleep past a short SLA and race the request against it, the deadline is moved into
     // the past, which is what the passing of time does to it.
-    await service.store.connection.db
+    await service.store.driver.db
       .updateTable('jobs')
       .set({ sla_deadline_at: new Date(Date.now() - 1).toISOString() })
       .where('submission_id', '=', id)
@@ -225,14 +225,14 @@ describe('pipeline failures', () => {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
 
-    const killed = await service.store.connection.db
+    const killed = await service.store.driver.db
       .selectFrom('jobs')
       .selectAll()
       .where('id', '=', mid.midStep)
       .executeTakeFirstOrThrow();
     expect(killed).toMatchObject({ status: 'running', attempts: 1, type: 'pipeline.score' });
     expect(
-      await service.store.connection.db
+      await service.store.driver.db
         .selectFrom('results')
         .selectAll()
         .where('submission_id', '=', id)
@@ -249,7 +249,7 @@ describe('pipeline failures', () => {
       const d = await detailOf(service, account.apiKey, id);
       return d.status === 'completed' && d;
     }, 60_000);
-    const results = await service.store.connection.db
+    const results = await service.store.driver.db
       .selectFrom('results')
       .selectAll()
       .where('submission_id', '=', id)

@@ -28,7 +28,7 @@ describe('the door and the worker check at the same instant', () => {
     if (!panel?.ok) throw new Error('the example panel must pass');
 
     const text = JSON.stringify(body);
-    const outcome = await ctx.service.store.ingest.ingest(
+    const outcome = await ctx.service.store.system.ingest.ingest(
       ingestCommand(ctx.account, {
         idempotencyKeyHash: `new-year-${Math.random()}`,
         requestHash: 'new-year',

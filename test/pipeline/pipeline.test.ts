@@ -189,7 +189,7 @@ describe('the pipeline, end to end over HTTP', () => {
       if (item.type === 'html')
         expect(download.headers.get('content-security-policy')).toContain("default-src 'none'");
       const bytes = Buffer.from(await download.arrayBuffer());
-      const stored = await ctx.service.store.connection.db
+      const stored = await ctx.service.store.driver.db
         .selectFrom('artifacts')
         .select(['sha256', 'byte_size'])
         .where('id', '=', item.artifactId)
@@ -242,7 +242,7 @@ describe('the pipeline, end to end over HTTP', () => {
       expect(r.status).toBe(200);
       return Buffer.from(await r.arrayBuffer());
     };
-    const db = ctx.service.store.connection.db;
+    const db = ctx.service.store.driver.db;
     const stored = async (id: string) =>
       (
         await db
@@ -277,22 +277,19 @@ describe('the pipeline, end to end over HTTP', () => {
     const download = () => fetch(`${ctx.service.url}${url.pathname}${url.search}`);
     expect((await download()).status).toBe(200);
 
-    await ctx.service.store.accounts.setTenantActive(owner.tenantId, false);
+    await ctx.service.store.system.accounts.setTenantActive(owner.tenantId, false);
     const refused = await download();
     expect(refused.status).toBe(403);
     expect(errorOf((await refused.json()) as Record<string, unknown>).code).toBe('ACCOUNT_INACTIVE');
 
-    await ctx.service.store.accounts.setTenantActive(owner.tenantId, true);
+    await ctx.service.store.system.accounts.setTenantActive(owner.tenantId, true);
     expect((await download()).status).toBe(200);
 
-    await ctx.service.store.connection.db
+    await ctx.service.store.driver.db
       .deleteFrom('artifact_contents')
       .where('artifact_id', '=', item!.artifactId)
       .execute();
-    await ctx.service.store.connection.db
-      .deleteFrom('artifacts')
-      .where('id', '=', item!.artifactId)
-      .execute();
+    await ctx.service.store.driver.db.deleteFrom('artifacts').where('id', '=', item!.artifactId).execute();
     const gone = await download();
     expect(gone.status).toBe(404);
     expect(errorOf((await gone.json()) as Record<string, unknown>).code).toBe('NOT_FOUND');

@@ -12,8 +12,8 @@ let partnerId: string;
 beforeEach(async () => {
   a = await openTestStore();
   b = openSecondStore(a);
-  tenantId = (await a.accounts.createTenant('T')).tenantId;
-  partnerId = (await a.accounts.createPartner(tenantId, 'P')).partnerId;
+  tenantId = (await a.system.accounts.createTenant('T')).tenantId;
+  partnerId = (await a.system.accounts.createPartner(tenantId, 'P')).partnerId;
 });
 afterEach(async () => {
   await b.close();
@@ -25,7 +25,7 @@ function command(overrides: Partial<IngestCommand> = {}): IngestCommand {
 }
 
 async function count(table: 'submissions' | 'jobs' | 'idempotency_keys'): Promise<number> {
-  const row = await a.connection.db
+  const row = await a.driver.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -47,7 +47,7 @@ describe('PostgreSQL ingest across connections', () => {
       const outcomes = accepted(
         await Promise.all(
           Array.from({ length: 8 }, (_, i) =>
-            (i % 2 === 0 ? a : b).ingest.ingest(command({ idempotencyKeyHash: key })),
+            (i % 2 === 0 ? a : b).system.ingest.ingest(command({ idempotencyKeyHash: key })),
           ),
         ),
       );
@@ -70,8 +70,8 @@ describe('PostgreSQL ingest across connections', () => {
     // transaction. Taken in arrival order, each batch would hold keys the other waits for (a
     // deadlock: PostgreSQL aborts one, and its requests fail); batches take keys in key order.
     const results = await Promise.allSettled([
-      ...keys.map((k) => a.ingest.ingest(command({ idempotencyKeyHash: k }))),
-      ...[...keys].reverse().map((k) => b.ingest.ingest(command({ idempotencyKeyHash: k }))),
+      ...keys.map((k) => a.system.ingest.ingest(command({ idempotencyKeyHash: k }))),
+      ...[...keys].reverse().map((k) => b.system.ingest.ingest(command({ idempotencyKeyHash: k }))),
     ]);
     expect(
       results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)),
@@ -84,10 +84,10 @@ describe('PostgreSQL ingest across connections', () => {
   });
 
   it('answers a mismatch when another process stored a different body under the key', async () => {
-    const first = await a.ingest.ingest(command({ idempotencyKeyHash: 'm', requestHash: 'one' }));
+    const first = await a.system.ingest.ingest(command({ idempotencyKeyHash: 'm', requestHash: 'one' }));
     expect(first.kind).toBe('created');
     const stored: string[] = [];
-    const second = await b.ingest.ingest(
+    const second = await b.system.ingest.ingest(
       command({
         idempotencyKeyHash: 'm',
         requestHash: 'two',
@@ -100,7 +100,7 @@ describe('PostgreSQL ingest across connections', () => {
     expect(second.kind).toBe('mismatch');
     // The comparison saw the stored original body, byte for byte.
     expect(stored).toEqual(['{}']);
-    const same = await b.ingest.ingest(
+    const same = await b.system.ingest.ingest(
       command({ idempotencyKeyHash: 'm', requestHash: 'two', sameBody: () => true }),
     );
     expect(same.kind).toBe('replayed');

@@ -3,7 +3,8 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MIGRATION_LOCK_KEY, migrateToLatest } from '../../src/store/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
-import { connectPostgres, PG_TIMEOUTS } from '../../src/store/postgres/connect.js';
+import { PG_TIMEOUTS } from '../../src/store/postgres/connect.js';
+import { openPostgresDriver } from '../../src/store/postgres/driver.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { waitUntil } from '../helpers/pipeline.js';
 
@@ -26,14 +27,14 @@ describe('PostgreSQL migration lock', () => {
 
     // This process's pool cuts statements at 200 ms and queries at 400 ms (the service's are
     // 15 s and 20 s): a migration that waited for the lock in one statement would fail.
-    const { db } = connectPostgres(database.url, 2, pino({ level: 'silent' }), {
+    const driver = openPostgresDriver(database.url, 2, pino({ level: 'silent' }), {
       ...PG_TIMEOUTS,
       statementMs: 200,
       queryMs: 400,
     });
-    cleanup.push(() => db.destroy());
+    cleanup.push(() => driver.close());
     let outcome: { applied: string[] } | { error: unknown } | undefined;
-    const migrating = migrateToLatest(db, 'postgres').then(
+    const migrating = migrateToLatest(driver).then(
       (report) => {
         outcome = report;
       },

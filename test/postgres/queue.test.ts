@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JobKinds } from '../../src/queue/kinds.js';
 import type { JobDefinition } from '../../src/queue/types.js';
 import { Worker } from '../../src/queue/worker.js';
 import type { Store } from '../../src/store/index.js';
@@ -18,7 +19,7 @@ const TYPES = ['webhook.deliver'];
 beforeEach(async () => {
   a = await openTestStore({ jobMaxAttempts: 3 });
   b = openSecondStore(a);
-  tenantId = (await a.accounts.createTenant('T')).tenantId;
+  tenantId = (await a.system.accounts.createTenant('T')).tenantId;
 });
 afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.stop(1000)));
@@ -32,17 +33,14 @@ function startWorker(
   opts: { pollMs?: number; workerId?: string } = {},
 ) {
   const worker = new Worker({
-    jobs: store.jobs,
-    batcher: store.batcher,
-    notifier: store.notifier,
+    store: store.system,
+    kinds: new JobKinds().register('webhook.deliver', definition),
     logger: pino({ level: 'silent' }),
-    definitions: { 'webhook.deliver': definition },
     concurrency: 8,
     // No test here is about leases: one that cannot run out, however loaded the machine.
     leaseMs: 600_000,
     heartbeatMs: 1000,
     pollMs: opts.pollMs ?? 200,
-    rescueEveryMs: 1000,
     retryBaseMs: 40,
     retryCapMs: 1000,
     ...(opts.workerId ? { workerId: opts.workerId } : {}),
@@ -55,8 +53,8 @@ function startWorker(
 /** Enqueues through `store` without telling any in-process notifier. */
 async function enqueue(store: Store): Promise<string> {
   const now = new Date();
-  return store.jobs.enqueue(
-    store.connection.db,
+  return store.system.jobs.enqueue(
+    store.driver.db,
     {
       type: 'webhook.deliver',
       tenantId,
@@ -72,11 +70,7 @@ async function enqueue(store: Store): Promise<string> {
 }
 
 async function status(id: string): Promise<string> {
-  const row = await a.connection.db
-    .selectFrom('jobs')
-    .select('status')
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await a.driver.db.selectFrom('jobs').select('status').where('id', '=', id).executeTakeFirst();
   return row?.status ?? 'missing';
 }
 
@@ -84,7 +78,7 @@ async function status(id: string): Promise<string> {
 async function lockWaiters(): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     select count(*)::int as n from pg_stat_activity
-    where datname = current_database() and cardinality(pg_blocking_pids(pid)) > 0`.execute(b.connection.db);
+    where datname = current_database() and cardinality(pg_blocking_pids(pid)) > 0`.execute(b.driver.db);
   return rows[0]!.n;
 }
 
@@ -93,7 +87,7 @@ async function listeners(): Promise<number[]> {
   const { rows } = await sql<{ pid: number }>`
     select pid from pg_stat_activity
     where datname = current_database() and application_name = ${LISTENER_APPLICATION_NAME}`.execute(
-    a.connection.db,
+    a.driver.db,
   );
   return rows.map((r) => r.pid);
 }
@@ -108,8 +102,8 @@ const noop: JobDefinition = { run: async () => async () => {} };
  */
 function watchWorker(store: Store) {
   const seen = { wakes: 0, claims: [] as Array<{ afterWake: number; done: boolean }> };
-  const claim = store.jobs.claim.bind(store.jobs);
-  store.jobs.claim = async (...args: Parameters<typeof claim>) => {
+  const claim = store.system.jobs.claim.bind(store.system.jobs);
+  store.system.jobs.claim = async (...args: Parameters<typeof claim>) => {
     const entry = { afterWake: seen.wakes, done: false };
     seen.claims.push(entry);
     try {
@@ -119,7 +113,7 @@ function watchWorker(store: Store) {
     }
   };
   // Subscribed after the worker: the worker's wake-up runs first, and its claim starts later.
-  store.notifier.subscribe(() => {
+  store.system.notifier.subscribe(() => {
     seen.wakes += 1;
   });
   return {
@@ -166,7 +160,7 @@ describe('PostgreSQL job queue across processes', () => {
     const [first] = await listeners();
     expect(first).toEqual(expect.any(Number));
     const wakesBefore = worker.wakes;
-    await sql`select pg_terminate_backend(${first})`.execute(a.connection.db);
+    await sql`select pg_terminate_backend(${first})`.execute(a.driver.db);
     // The new connection listens, then wakes the worker once (notifications sent meanwhile are
     // lost); once that wake-up's claim has finished, only a notification can wake it.
     await waitUntil(
@@ -186,12 +180,12 @@ describe('PostgreSQL job queue across processes', () => {
   it('skips jobs another transaction is claiming instead of waiting for them (SKIP LOCKED)', async () => {
     const ids = await Promise.all(Array.from({ length: 10 }, () => enqueue(a)));
     const now = new Date();
-    await a.connection.db.transaction().execute(async (trx) => {
-      const mine = await a.jobs.claim(trx, 'worker-a', TYPES, 4, 5000, now);
+    await a.driver.db.transaction().execute(async (trx) => {
+      const mine = await a.system.jobs.claim(trx, 'worker-a', TYPES, 4, 5000, now);
       expect(mine).toHaveLength(4);
       // While worker-a's claim is uncommitted, worker-b (another connection) takes the rest at
       // once. Without SKIP LOCKED this would wait for worker-a, which waits for it: the test hangs.
-      const theirs = await b.jobs.claim(b.connection.db, 'worker-b', TYPES, 10, 5000, now);
+      const theirs = await b.system.jobs.claim(b.driver.db, 'worker-b', TYPES, 10, 5000, now);
       expect(theirs).toHaveLength(6);
       const all = [...mine, ...theirs].map((j) => j.id).sort();
       expect(all).toEqual([...ids].sort());
@@ -201,10 +195,10 @@ describe('PostgreSQL job queue across processes', () => {
   it('extends leases without waiting for a job another transaction is finishing (no heartbeat deadlock)', async () => {
     await Promise.all([enqueue(a), enqueue(a)]);
     const now = new Date();
-    const [x, y] = await a.jobs.claim(a.connection.db, 'worker-a', TYPES, 2, 5000, now);
+    const [x, y] = await a.system.jobs.claim(a.driver.db, 'worker-a', TYPES, 2, 5000, now);
     const leaseOf = async (id: string) =>
       (
-        await a.connection.db
+        await a.driver.db
           .selectFrom('jobs')
           .select('locked_until')
           .where('id', '=', id)
@@ -212,17 +206,17 @@ describe('PostgreSQL job queue across processes', () => {
       ).locked_until;
     const before = await leaseOf(y!.id);
     const later = new Date(now.getTime() + 1000);
-    await b.connection.db.transaction().execute(async (trx) => {
+    await b.driver.db.transaction().execute(async (trx) => {
       // Another connection is completing x and holds its row lock until it commits, as a group
       // commit does. A heartbeat that waited for that lock could close a cycle with it (the
       // transaction next locks a row the heartbeat holds): a deadlock PostgreSQL breaks by
       // aborting one. The heartbeat skips x instead and still extends y.
-      await b.jobs.complete(trx, x!, later);
+      await b.system.jobs.complete(trx, x!, later);
       // The heartbeat either returns, or waits for a lock: a wait shows in pg_stat_activity (it
       // would last until this transaction ends, which waits for the heartbeat), so the test
       // looks for it rather than giving the heartbeat a fixed time to answer.
       let answered = false;
-      const heartbeat = a.jobs.heartbeat('worker-a', [x!.id, y!.id], 60_000, later).finally(() => {
+      const heartbeat = a.system.jobs.heartbeat('worker-a', [x!.id, y!.id], 60_000, later).finally(() => {
         answered = true;
       });
       const blocked = (async () => {
@@ -239,7 +233,7 @@ describe('PostgreSQL job queue across processes', () => {
     expect(msOf(await leaseOf(y!.id))).toBeGreaterThan(msOf(before));
     expect(await status(x!.id)).toBe('completed');
     // Once committed elsewhere, x is no longer held: the next beat reports it lost.
-    expect(await a.jobs.heartbeat('worker-a', [x!.id, y!.id], 60_000, later)).toEqual([x!.id]);
+    expect(await a.system.jobs.heartbeat('worker-a', [x!.id, y!.id], 60_000, later)).toEqual([x!.id]);
   });
 
   it('runs every job exactly once with workers in two processes, never one job on both at once', async () => {
@@ -260,7 +254,7 @@ describe('PostgreSQL job queue across processes', () => {
     startWorker(b, definition('b'), { workerId: 'b' });
     const ids = await Promise.all(Array.from({ length: 200 }, (_, i) => enqueue(i % 2 === 0 ? a : b)));
     await waitUntil(async () => {
-      const rows = await a.connection.db.selectFrom('jobs').select('status').execute();
+      const rows = await a.driver.db.selectFrom('jobs').select('status').execute();
       return rows.every((r) => r.status === 'completed');
     }, 20_000);
     expect(overlap).toBe(false);

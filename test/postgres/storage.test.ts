@@ -14,7 +14,7 @@ afterEach(async () => {
 
 describe('PostgreSQL storage settings', () => {
   it('compresses stored documents with LZ4 where the server has it (0007)', async () => {
-    const db = store.connection.db;
+    const db = store.driver.db;
     const { rows: setting } = await sql<{ lz4: boolean }>`
       select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(
       db,
@@ -38,11 +38,11 @@ describe('PostgreSQL storage settings', () => {
 
 describe('commit lanes', () => {
   const txid = () =>
-    store.batcher.submit(
+    store.system.batcher.submit(
       async (trx) => (await sql<{ id: string }>`select txid_current()::text as id`.execute(trx)).rows[0]!.id,
     );
   const txidUrgent = (lockKey?: string) =>
-    store.batcher.submit(
+    store.system.batcher.submit(
       async (trx) => (await sql<{ id: string }>`select txid_current()::text as id`.execute(trx)).rows[0]!.id,
       { urgent: true, ...(lockKey ? { lockKey } : {}) },
     );
@@ -57,7 +57,7 @@ describe('commit lanes', () => {
     const running = new Promise<void>((resolve) => {
       started = resolve;
     });
-    const slow = store.batcher.submit(async (trx) => {
+    const slow = store.system.batcher.submit(async (trx) => {
       started();
       await sql`select pg_sleep(0.3)`.execute(trx);
       return (await sql<{ id: string }>`select txid_current()::text as id`.execute(trx)).rows[0]!.id;
@@ -81,18 +81,16 @@ describe('commit lanes', () => {
 
 describe('consistent reads', () => {
   it('sees one state across several statements, whatever commits between them', async () => {
-    const tenant = await store.accounts.createTenant('T');
-    const seen = await store.connection.readConsistent(async (db) => {
+    const tenant = await store.system.accounts.createTenant('T');
+    const seen = await store.driver.readConsistent(async (db) => {
       const before = await db
         .selectFrom('tenants')
         .select('name')
         .where('id', '=', tenant.tenantId)
         .executeTakeFirst();
       // Committed by another connection of the pool while the read is under way.
-      await store.accounts.setTenantActive(tenant.tenantId, false);
-      await sql`update tenants set name = 'renamed' where id = ${tenant.tenantId}`.execute(
-        store.connection.db,
-      );
+      await store.system.accounts.setTenantActive(tenant.tenantId, false);
+      await sql`update tenants set name = 'renamed' where id = ${tenant.tenantId}`.execute(store.driver.db);
       const after = await db
         .selectFrom('tenants')
         .select(['name', 'active'])
@@ -101,6 +99,6 @@ describe('consistent reads', () => {
       return { before: before?.name, after };
     });
     expect(seen).toEqual({ before: 'T', after: { name: 'T', active: true } });
-    expect((await store.accounts.getTenant(tenant.tenantId))?.active).toBe(false);
+    expect((await store.system.accounts.getTenant(tenant.tenantId))?.active).toBe(false);
   });
 });

@@ -3,8 +3,11 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { retryDelayMs } from '../../src/queue/backoff.js';
+import { JobKinds } from '../../src/queue/kinds.js';
+import { Rescuer } from '../../src/queue/maintenance/rescuer.js';
+import { Maintenance } from '../../src/queue/maintenance/service.js';
 import { type ClaimedJob, type JobDefinition, PermanentJobError } from '../../src/queue/types.js';
-import { Worker } from '../../src/queue/worker.js';
+import { Worker, type WorkerOptions } from '../../src/queue/worker.js';
 import type { Store } from '../../src/store/index.js';
 import { deferred, ManualClock, msOf, SkewedClock } from '../helpers/clock.js';
 import { openTestStore } from '../helpers/store.js';
@@ -18,7 +21,7 @@ const silent = pino({ level: 'silent' });
 
 beforeEach(async () => {
   store = await openTestStore({ jobMaxAttempts: 3 });
-  tenantId = (await store.accounts.createTenant('T')).tenantId;
+  tenantId = (await store.system.accounts.createTenant('T')).tenantId;
 });
 afterEach(async () => {
   for (const release of unblock.splice(0)) release();
@@ -26,36 +29,47 @@ afterEach(async () => {
   await store.close();
 });
 
+/** A worker running `definition`, with a rescuer beside it on the same clock (as a service runs). */
 function startWorker(
   definition: JobDefinition,
-  opts: Partial<ConstructorParameters<typeof Worker>[0]> = {},
+  opts: Partial<WorkerOptions> & { rescueEveryMs?: number } = {},
 ): Worker {
+  const { rescueEveryMs = 200, ...workerOpts } = opts;
+  const kinds = new JobKinds().register('webhook.deliver', definition);
+  const retry = { retryBaseMs: 40, retryCapMs: 1000 };
   const worker = new Worker({
-    jobs: store.jobs,
-    batcher: store.batcher,
-    notifier: store.notifier,
+    store: store.system,
+    kinds,
     logger: silent,
-    definitions: { 'webhook.deliver': definition },
     concurrency: 4,
     // Longer than any test runs, however loaded the machine: a lease expires only in the tests
     // about leases, which set a short one and move an injected clock past it.
     leaseMs: 600_000,
     heartbeatMs: 300,
     pollMs: 200,
-    rescueEveryMs: 200,
-    retryBaseMs: 40,
-    retryCapMs: 1000,
-    ...opts,
+    ...retry,
+    ...workerOpts,
   });
+  const rescuer = new Rescuer({
+    store: store.system,
+    kinds,
+    logger: silent,
+    clock: workerOpts.clock,
+    retry,
+    intervalMs: rescueEveryMs,
+  });
+  const maintenance = new Maintenance([rescuer], silent, workerOpts.clock);
+  worker.onStopped(() => maintenance.stop());
   workers.push(worker);
   worker.start();
+  maintenance.start();
   return worker;
 }
 
 async function enqueue(maxAttempts = 3): Promise<string> {
   const now = new Date();
-  const id = await store.jobs.enqueue(
-    store.connection.db,
+  const id = await store.system.jobs.enqueue(
+    store.driver.db,
     {
       type: 'webhook.deliver',
       tenantId,
@@ -68,14 +82,14 @@ async function enqueue(maxAttempts = 3): Promise<string> {
     },
     now,
   );
-  store.notifier.notify();
+  store.system.notifier.notify();
   return id;
 }
 
 /** A worker that claims the next job with a 300 ms lease and then vanishes. */
 async function claimAsDeadWorker(): Promise<ClaimedJob | undefined> {
-  const [claimed] = await store.jobs.claim(
-    store.connection.db,
+  const [claimed] = await store.system.jobs.claim(
+    store.driver.db,
     'dead-worker',
     ['webhook.deliver'],
     1,
@@ -86,7 +100,7 @@ async function claimAsDeadWorker(): Promise<ClaimedJob | undefined> {
 }
 
 async function job(id: string) {
-  return store.connection.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return store.driver.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
 async function waitFor<T>(fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
@@ -194,7 +208,7 @@ describe('Worker', () => {
     // base 40 ms: the first retry waits 20–40 ms, the second 40–80 ms.
     expect(attemptsAt[1]! - attemptsAt[0]!).toBeGreaterThanOrEqual(20);
     expect(attemptsAt[2]! - attemptsAt[1]!).toBeGreaterThanOrEqual(40);
-    const log = await store.jobs.attempts(store.connection.db, id);
+    const log = await store.system.jobs.attempts(id);
     expect(log.map((a) => [a.attempt, a.outcome])).toEqual([
       [1, 'retrying'],
       [2, 'retrying'],
@@ -239,7 +253,7 @@ describe('Worker', () => {
     expect(row.attempts).toBe(2);
     expect(runs).toHaveLength(1);
     expect(runs[0]).not.toBe('dead-worker');
-    const log = await store.jobs.attempts(store.connection.db, id);
+    const log = await store.system.jobs.attempts(id);
     expect(log.map((a) => [a.attempt, a.worker_id === 'dead-worker', a.outcome])).toEqual([
       [1, true, 'retrying'],
       [2, false, 'completed'],
@@ -295,14 +309,14 @@ describe('Worker', () => {
     startWorker(definition, { workerId: 'b', concurrency: 8 });
     const ids = await Promise.all(Array.from({ length: 100 }, () => enqueue()));
     await waitFor(async () => {
-      const rows = await store.connection.db.selectFrom('jobs').select('status').execute();
+      const rows = await store.driver.db.selectFrom('jobs').select('status').execute();
       return rows.every((r) => r.status === 'completed');
     });
     expect(overlap).toBe(false);
     expect(ids.every((id) => runsPerJob.get(id) === 1)).toBe(true);
     // The attempts log agrees: one attempt per job, by one worker, completed.
     for (const id of ids) {
-      const log = await store.jobs.attempts(store.connection.db, id);
+      const log = await store.system.jobs.attempts(id);
       expect(log.map((a) => [a.attempt, a.outcome])).toEqual([[1, 'completed']]);
       expect(['a', 'b']).toContain(log[0]!.worker_id);
     }
@@ -345,7 +359,7 @@ describe('Worker', () => {
     });
     expect(row.attempts).toBe(1);
     expect(runs).toBe(1);
-    const log = await store.jobs.attempts(store.connection.db, id);
+    const log = await store.system.jobs.attempts(id);
     expect(log.map((a) => [a.attempt, a.worker_id, a.outcome])).toEqual([[1, worker.workerId, 'completed']]);
   });
 
@@ -369,7 +383,7 @@ describe('Worker', () => {
       };
     const results = async () =>
       (
-        await store.connection.db
+        await store.driver.db
           .selectFrom('tenants')
           .select('name')
           .where('name', 'like', 'result by %')
@@ -434,7 +448,7 @@ describe('Worker', () => {
     await a.stop(30_000);
     expect(await job(id)).toEqual(done);
     expect(await results()).toEqual(['result by rescuer']);
-    const log = await store.jobs.attempts(store.connection.db, id);
+    const log = await store.system.jobs.attempts(id);
     expect(log.map((x) => [x.attempt, x.worker_id, x.outcome])).toEqual([
       [1, 'stalled', 'retrying'],
       [2, 'rescuer', 'completed'],
@@ -460,7 +474,7 @@ describe('Worker', () => {
     expect(row.status).toBe('pending');
     expect(row.attempts).toBe(0);
     expect(row.locked_by).toBeNull();
-    const log = await store.jobs.attempts(store.connection.db, id);
+    const log = await store.system.jobs.attempts(id);
     expect(log.map((a) => [a.attempt, a.outcome])).toEqual([[1, 'released']]);
   });
 });

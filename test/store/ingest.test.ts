@@ -10,9 +10,9 @@ let tenantId: string;
 
 beforeEach(async () => {
   store = await openTestStore({ jobMaxAttempts: 5 });
-  const tenant = await store.accounts.createTenant('T');
+  const tenant = await store.system.accounts.createTenant('T');
   tenantId = tenant.tenantId;
-  partnerId = (await store.accounts.createPartner(tenantId, 'P')).partnerId;
+  partnerId = (await store.system.accounts.createPartner(tenantId, 'P')).partnerId;
 });
 afterEach(async () => {
   await store.close();
@@ -26,7 +26,7 @@ function command(overrides: Partial<IngestCommand> = {}): IngestCommand {
 }
 
 async function count(table: 'submissions' | 'jobs' | 'idempotency_keys'): Promise<number> {
-  const row = await store.connection.db
+  const row = await store.driver.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -36,7 +36,9 @@ async function count(table: 'submissions' | 'jobs' | 'idempotency_keys'): Promis
 describe('IngestWriter', () => {
   it('commits many commands of one event-loop turn together, each with its submission and job', async () => {
     const outcomes = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => store.ingest.ingest(command({ idempotencyKeyHash: `k${i}` }))),
+      Array.from({ length: 50 }, (_, i) =>
+        store.system.ingest.ingest(command({ idempotencyKeyHash: `k${i}` })),
+      ),
     );
     expect(outcomes.every((o) => o.kind === 'created')).toBe(true);
     expect(await count('submissions')).toBe(50);
@@ -45,9 +47,9 @@ describe('IngestWriter', () => {
 
   it('resolves duplicates inside one batch to the first submission', async () => {
     const [a, b, c] = await Promise.all([
-      store.ingest.ingest(command()),
-      store.ingest.ingest(command()),
-      store.ingest.ingest(command({ requestHash: 'other' })),
+      store.system.ingest.ingest(command()),
+      store.system.ingest.ingest(command()),
+      store.system.ingest.ingest(command({ requestHash: 'other' })),
     ]);
     expect(a!.kind).toBe('created');
     expect(b!.kind).toBe('replayed');
@@ -58,11 +60,11 @@ describe('IngestWriter', () => {
 
   it('does not let one failing command fail the others in its batch', async () => {
     const results = await Promise.allSettled([
-      store.ingest.ingest(command({ idempotencyKeyHash: 'ok-1' })),
-      store.ingest.ingest(
+      store.system.ingest.ingest(command({ idempotencyKeyHash: 'ok-1' })),
+      store.system.ingest.ingest(
         command({ idempotencyKeyHash: 'bad', tenantId: '00000000-0000-4000-8000-000000000000' }),
       ),
-      store.ingest.ingest(command({ idempotencyKeyHash: 'ok-2' })),
+      store.system.ingest.ingest(command({ idempotencyKeyHash: 'ok-2' })),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(await count('submissions')).toBe(2);
@@ -73,8 +75,8 @@ describe('IngestWriter', () => {
   it('frees a key after 24 hours', async () => {
     let now = new Date('2026-11-21T10:00:00Z');
     const writer = new IngestWriter(
-      store.ingestBackend,
-      store.batcher,
+      store.driver,
+      store.system.batcher,
       { idempotencyTtlMs: 24 * 3600 * 1000, slaSeconds: 300, maxAttempts: 5 },
       () => now,
     );
@@ -91,19 +93,19 @@ describe('IngestWriter', () => {
   });
 
   it('commits durably, so an acknowledged ingest survives power loss', async () => {
-    if (store.connection.dialect === 'sqlite') {
+    if (store.driver.name === 'sqlite') {
       // synchronous=FULL with WAL: every commit is fsync'd.
-      const sync = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(store.connection.db);
+      const sync = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(store.driver.db);
       expect(sync.rows[0]?.synchronous).toBe(2);
-      const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(store.connection.db);
+      const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(store.driver.db);
       expect(mode.rows[0]?.journal_mode).toBe('wal');
     } else {
       // A commit returns only once its WAL record is flushed: nothing in our sessions relaxes it.
       const commit = await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(
-        store.connection.db,
+        store.driver.db,
       );
       expect(commit.rows[0]?.synchronous_commit).toBe('on');
-      const fsync = await sql<{ fsync: string }>`show fsync`.execute(store.connection.db);
+      const fsync = await sql<{ fsync: string }>`show fsync`.execute(store.driver.db);
       expect(fsync.rows[0]?.fsync).toBe('on');
     }
   });

@@ -44,7 +44,7 @@ function open(config: StoreConfig): Store {
 /** The migrations the database has recorded, one row each. */
 async function recorded(store: Store): Promise<string[]> {
   const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(
-    store.connection.db,
+    store.driver.db,
   );
   return rows.rows.map((r) => r.name);
 }
@@ -82,9 +82,10 @@ function migrateProcess(
 describe('migrations', () => {
   it('applies each migration onto rows written at the version before, and the rows read back at the latest', async () => {
     const store = open(await freshConfig());
-    const { db, dialect } = store.connection;
+    const { driver } = store;
+    const { db } = driver;
     const at = async (name: string) => {
-      await migrateTo(db, dialect, name);
+      await migrateTo(driver, name);
       expect(await recorded(store)).toEqual(ALL.slice(0, ALL.indexOf(name) + 1));
     };
     const box = new SecretBox('migration-test-webhook-secrets-key-0123456789');
@@ -93,18 +94,18 @@ describe('migrations', () => {
     // 0001: accounts, an API key, a submission with its idempotency record and first job, and a
     // job claimed by a worker (still running when the later migrations run).
     await at('0001_initial');
-    const tenant = await store.accounts.createTenant('Älteste Klinik');
-    const partner = await store.accounts.createPartner(tenant.tenantId, 'Partner 𝔘');
+    const tenant = await store.system.accounts.createTenant('Älteste Klinik');
+    const partner = await store.system.accounts.createPartner(tenant.tenantId, 'Partner 𝔘');
     const account = { tenantId: tenant.tenantId, partnerId: partner.partnerId };
     const key = generateApiKey();
-    const stored = await store.accounts.insertKey({
+    const stored = await store.system.accounts.insertKey({
       partnerId: partner.partnerId,
       keyHash: key.hash,
       keyPrefix: key.displayPrefix,
       expiresAt: null,
     });
     const body = JSON.stringify({ note: 'ünïcödé ✓ 漢字', n: 1 });
-    const first = await store.ingest.ingest(
+    const first = await store.system.ingest.ingest(
       ingestCommand(account, {
         idempotencyKeyHash: 'key-at-0001',
         requestHash: 'hash-at-0001',
@@ -114,8 +115,8 @@ describe('migrations', () => {
       }),
     );
     if (first.kind !== 'created') throw new Error('not created');
-    const [running] = await store.batcher.submit((trx) =>
-      store.jobs.claim(trx, 'worker-before-0006', ['pipeline.ingest_validate'], 1, 600_000, now()),
+    const [running] = await store.system.batcher.submit((trx) =>
+      store.system.jobs.claim(trx, 'worker-before-0006', ['pipeline.ingest_validate'], 1, 600_000, now()),
     );
     expect(running?.submissionId).toBe(first.submissionId);
 
@@ -123,8 +124,8 @@ describe('migrations', () => {
     await at('0002_results');
     const bundle = { outcomes: [{ id: 'wellbeing.general', risk: 0.12 }] } as unknown as ModelResult;
     const pdf = Buffer.from('%PDF-1.7 bytes written at 0002');
-    const { resultId } = await store.batcher.submit(async (trx) => {
-      const created = await store.results.createOnce(
+    const { resultId } = await store.system.batcher.submit(async (trx) => {
+      const created = await store.system.results.createOnce(
         trx,
         {
           tenantId: tenant.tenantId,
@@ -144,35 +145,35 @@ describe('migrations', () => {
           sha256: 'a'.repeat(64),
         },
       ];
-      await store.artifacts.putAll(trx, rendered);
-      await store.results.markAvailable(trx, created.resultId, rendered, now());
+      await store.system.artifacts.putAll(trx, rendered);
+      await store.system.results.markAvailable(trx, created.resultId, rendered, now());
       return created;
     });
 
     // 0003 (an index on running jobs) under a second submission.
     await at('0003_running_jobs_index');
-    const second = await store.ingest.ingest(
+    const second = await store.system.ingest.ingest(
       ingestCommand(account, { idempotencyKeyHash: 'key-at-0003', partnerSubmissionId: 'ps-0003' }),
     );
     if (second.kind !== 'created') throw new Error('not created');
 
     // 0004: a callback, its sealed secret, the result's event and its delivery job.
     await at('0004_webhooks');
-    const admin = new WebhookAdmin(store, box, { allowInsecure: true, scheduleMs: [0, 1000] });
+    const admin = new WebhookAdmin(store.system, box, { allowInsecure: true, scheduleMs: [0, 1000] });
     const { signingSecret } = await admin.set(partner.partnerId, 'http://127.0.0.1:9/hook', {
       apiKey: 'rk_at_0004',
     });
-    const eventId = await store.batcher.submit((trx) =>
+    const eventId = await store.system.batcher.submit((trx) =>
       recordResultReady(
-        store,
+        store.system,
         trx,
         {
           submissionId: first.submissionId,
           now: now(),
-          correlationId: 'c',
+          ids: { correlationId: 'c', requestId: null },
           policy: { scheduleMs: [0, 1000] },
         },
-        (job) => store.jobs.enqueue(trx, job, now()),
+        (job) => store.system.jobs.enqueue(trx, job, now()),
       ),
     );
     expect(eventId).toEqual(expect.any(String));
@@ -181,8 +182,8 @@ describe('migrations', () => {
     // claimed once the log exists.
     await at('0005_job_notifications');
     await at('0006_job_attempts');
-    const [delivery] = await store.batcher.submit((trx) =>
-      store.jobs.claim(trx, 'worker-after-0006', ['webhook.deliver'], 1, 600_000, now()),
+    const [delivery] = await store.system.batcher.submit((trx) =>
+      store.system.jobs.claim(trx, 'worker-after-0006', ['webhook.deliver'], 1, 600_000, now()),
     );
     expect(delivery).toBeDefined();
 
@@ -213,21 +214,21 @@ describe('migrations', () => {
     const before = await counts();
 
     // The latest version (0007: LZ4 for documents on PostgreSQL): nothing pending, nothing lost.
-    const { applied } = await migrateToLatest(db, dialect);
+    const { applied } = await migrateToLatest(driver);
     expect(applied).toEqual(ALL.slice(ALL.indexOf('0007_lz4_compression')));
-    expect(await pendingMigrations(db, dialect)).toEqual([]);
+    expect(await pendingMigrations(driver)).toEqual([]);
     expect(await recorded(store)).toEqual(ALL);
     expect(await store.isReady()).toEqual({ ok: true });
     expect(await counts()).toEqual(before);
 
     // Everything reads back through the repositories.
-    expect(await store.accounts.findKeyByHash(key.hash)).toMatchObject({
+    expect(await store.system.accounts.findKeyByHash(key.hash)).toMatchObject({
       keyId: stored.keyId,
       tenantId: tenant.tenantId,
       revokedAt: null,
       tenantActive: true,
     });
-    expect(await store.accounts.getTenant(tenant.tenantId)).toMatchObject({ name: 'Älteste Klinik' });
+    expect(await store.system.accounts.getTenant(tenant.tenantId)).toMatchObject({ name: 'Älteste Klinik' });
     const submissions = store.forTenant(tenant.tenantId).submissions;
     const detail = await submissions.get(first.submissionId);
     expect(detail).toMatchObject({
@@ -242,33 +243,37 @@ describe('migrations', () => {
       .where('id', '=', first.submissionId)
       .executeTakeFirstOrThrow();
     expect(stillStored.original_body).toBe(body);
-    const result = await store.results.forSubmission(db, first.submissionId);
+    const result = await store.system.results.forSubmission(db, first.submissionId);
     expect(JSON.parse(result!.bundleJson)).toEqual(bundle);
     expect(result!.artifacts.map((a) => [a.type, a.availability])).toEqual([
       ['json', 'pending'],
       ['pdf', 'available'],
     ]);
-    expect(await store.artifacts.get(artifactIdFor(resultId, 'pdf'))).toEqual(pdf);
-    const endpoint = await store.webhooks.endpoint(db, partner.partnerId);
+    expect(await store.system.artifacts.get(artifactIdFor(resultId, 'pdf'))).toEqual(pdf);
+    const endpoint = await store.system.webhooks.endpoint(db, partner.partnerId);
     expect(endpoint?.url).toBe('http://127.0.0.1:9/hook');
     expect(box.open(endpoint!.apiKeySealed!, `webhook-api-key:${partner.partnerId}`)).toBe('rk_at_0004');
     expect(
-      activeSecret(box, partner.partnerId, await store.webhooks.secrets(db, partner.partnerId), now()),
+      activeSecret(box, partner.partnerId, await store.system.webhooks.secrets(db, partner.partnerId), now()),
     ).toBe(signingSecret);
-    const event = await store.webhooks.event(db, eventId!);
+    const event = await store.system.webhooks.event(db, eventId!);
     expect(event).toMatchObject({ resultId, status: 'pending' });
     expect(JSON.parse(event!.body)).toMatchObject({ resultId, partnerSubmissionId: 'ps-0001' });
 
     // The state machine carries on across the versions: the job claimed at 0001 completes (the
     // log began after it started, so it has no attempt there), the delivery claimed at 0006
     // completes with its attempt logged, and the key stored at 0001 still replays its request.
-    expect(await store.batcher.submit((trx) => store.jobs.complete(trx, running!, now()))).toBe(true);
-    expect(await store.batcher.submit((trx) => store.jobs.complete(trx, delivery!, now()))).toBe(true);
-    expect(await store.jobs.attempts(db, running!.id)).toEqual([]);
+    expect(await store.system.batcher.submit((trx) => store.system.jobs.complete(trx, running!, now()))).toBe(
+      true,
+    );
     expect(
-      (await store.jobs.attempts(db, delivery!.id)).map((a) => [a.attempt, a.worker_id, a.outcome]),
+      await store.system.batcher.submit((trx) => store.system.jobs.complete(trx, delivery!, now())),
+    ).toBe(true);
+    expect(await store.system.jobs.attempts(running!.id)).toEqual([]);
+    expect(
+      (await store.system.jobs.attempts(delivery!.id)).map((a) => [a.attempt, a.worker_id, a.outcome]),
     ).toEqual([[1, 'worker-after-0006', 'completed']]);
-    const replay = await store.ingest.ingest(
+    const replay = await store.system.ingest.ingest(
       ingestCommand(account, { idempotencyKeyHash: 'key-at-0001', requestHash: 'hash-at-0001' }),
     );
     expect(replay).toMatchObject({ kind: 'replayed', submissionId: first.submissionId });
@@ -288,9 +293,9 @@ describe('migrations', () => {
     expect(await a.isReady()).toEqual({ ok: true });
     expect(await b.isReady()).toEqual({ ok: true });
     // The schema works from both.
-    const tenant = await b.accounts.createTenant('T');
-    const partner = await a.accounts.createPartner(tenant.tenantId, 'P');
-    const created = await a.ingest.ingest(
+    const tenant = await b.system.accounts.createTenant('T');
+    const partner = await a.system.accounts.createPartner(tenant.tenantId, 'P');
+    const created = await a.system.ingest.ingest(
       ingestCommand({ tenantId: tenant.tenantId, partnerId: partner.partnerId }),
     );
     expect(created.kind).toBe('created');

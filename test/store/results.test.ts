@@ -12,9 +12,9 @@ const bundle = { outcomes: [{ id: 'wellbeing.general', risk: 0.12 }] } as unknow
 
 beforeEach(async () => {
   store = await openTestStore();
-  tenantId = (await store.accounts.createTenant('T')).tenantId;
-  const partnerId = (await store.accounts.createPartner(tenantId, 'P')).partnerId;
-  const outcome = await store.ingest.ingest(ingestCommand({ tenantId, partnerId }));
+  tenantId = (await store.system.accounts.createTenant('T')).tenantId;
+  const partnerId = (await store.system.accounts.createPartner(tenantId, 'P')).partnerId;
+  const outcome = await store.system.ingest.ingest(ingestCommand({ tenantId, partnerId }));
   if (outcome.kind !== 'created') throw new Error('the submission was not created');
   submissionId = outcome.submissionId;
 });
@@ -22,22 +22,22 @@ afterEach(async () => {
   await store.close();
 });
 
-const write = <T>(work: Parameters<Store['batcher']['submit']>[0]) =>
-  store.batcher.submit(work) as Promise<T>;
+const write = <T>(work: Parameters<Store['system']['batcher']['submit']>[0]) =>
+  store.system.batcher.submit(work) as Promise<T>;
 
 describe('results and artifacts (the pipeline write paths)', () => {
   it('creates a result with its pending artifacts once, however often the step runs', async () => {
     const input = { tenantId, submissionId, bundle, artifactTypes: ['json', 'html', 'pdf'] as const };
     const first = await write<{ resultId: string; created: boolean }>((trx) =>
-      store.results.createOnce(trx, input, new Date('2026-11-21T10:00:00Z')),
+      store.system.results.createOnce(trx, input, new Date('2026-11-21T10:00:00Z')),
     );
     const again = await write<{ resultId: string; created: boolean }>((trx) =>
-      store.results.createOnce(trx, input, new Date('2026-11-21T10:00:01Z')),
+      store.system.results.createOnce(trx, input, new Date('2026-11-21T10:00:01Z')),
     );
     expect(first).toEqual({ resultId: resultIdFor(submissionId), created: true });
     expect(again).toEqual({ resultId: first.resultId, created: false });
 
-    const result = await store.results.forSubmission(store.connection.db, submissionId);
+    const result = await store.system.results.forSubmission(store.driver.db, submissionId);
     expect(result?.resultId).toBe(first.resultId);
     expect(JSON.parse(result!.bundleJson)).toEqual(bundle);
     expect(result!.artifacts.map((a) => [a.type, a.availability, a.artifactId])).toEqual(
@@ -47,12 +47,12 @@ describe('results and artifacts (the pipeline write paths)', () => {
 
   it('reads a result without artifacts as one with none', async () => {
     await write((trx) =>
-      store.results.createOnce(trx, { tenantId, submissionId, bundle, artifactTypes: [] }, new Date()),
+      store.system.results.createOnce(trx, { tenantId, submissionId, bundle, artifactTypes: [] }, new Date()),
     );
-    const result = await store.results.forSubmission(store.connection.db, submissionId);
+    const result = await store.system.results.forSubmission(store.driver.db, submissionId);
     expect(result?.artifacts).toEqual([]);
     expect(
-      await store.results.forSubmission(store.connection.db, '00000000-0000-4000-8000-000000000000'),
+      await store.system.results.forSubmission(store.driver.db, '00000000-0000-4000-8000-000000000000'),
     ).toBe(undefined);
   });
 
@@ -60,7 +60,7 @@ describe('results and artifacts (the pipeline write paths)', () => {
     const created = new Date('2026-11-21T10:00:00Z');
     const done = new Date('2026-11-21T10:00:05Z');
     const { resultId } = await write<{ resultId: string }>((trx) =>
-      store.results.createOnce(
+      store.system.results.createOnce(
         trx,
         { tenantId, submissionId, bundle, artifactTypes: ['json', 'html', 'pdf'] },
         created,
@@ -75,11 +75,11 @@ describe('results and artifacts (the pipeline write paths)', () => {
       sha256: `${i}`.repeat(64),
     }));
     await write(async (trx) => {
-      await store.artifacts.putAll(trx, rendered);
-      await store.results.markAvailable(trx, resultId, rendered, done);
+      await store.system.artifacts.putAll(trx, rendered);
+      await store.system.results.markAvailable(trx, resultId, rendered, done);
     });
 
-    const result = await store.results.forSubmission(store.connection.db, submissionId);
+    const result = await store.system.results.forSubmission(store.driver.db, submissionId);
     expect(
       result!.artifacts.map((a) => ({ type: a.type, availability: a.availability, size: a.byteSize })),
     ).toEqual([
@@ -88,16 +88,22 @@ describe('results and artifacts (the pipeline write paths)', () => {
       { type: 'pdf', availability: 'available', size: rendered[1]!.byteSize },
     ]);
     for (const r of rendered) {
-      expect(await store.artifacts.get(r.artifactId)).toEqual(r.body);
-      expect(await store.results.downloadable(store.connection.db, r.artifactId)).toEqual({
+      expect(await store.system.artifacts.get(r.artifactId)).toEqual(r.body);
+      const download = await store.forTenant(tenantId).artifacts.downloadable(r.artifactId);
+      expect(download).toEqual({
+        artifactId: r.artifactId,
         contentType: r.contentType,
         fileName: r.fileName,
         byteSize: r.byteSize,
         sha256: r.sha256,
         tenantActive: true,
+        read: expect.any(Function),
       });
+      expect(await download!.read()).toEqual(r.body);
+      // Another account's access does not find it.
+      expect(await store.forTenant(crypto.randomUUID()).artifacts.downloadable(r.artifactId)).toBeUndefined();
     }
-    const row = await store.connection.db
+    const row = await store.driver.db
       .selectFrom('results')
       .select('updated_at')
       .where('id', '=', resultId)
@@ -106,8 +112,10 @@ describe('results and artifacts (the pipeline write paths)', () => {
 
     // Written again (a re-run after a crash before the commit): the bytes are replaced.
     await write((trx) =>
-      store.artifacts.putAll(trx, [{ artifactId: rendered[0]!.artifactId, body: Buffer.from('again') }]),
+      store.system.artifacts.putAll(trx, [
+        { artifactId: rendered[0]!.artifactId, body: Buffer.from('again') },
+      ]),
     );
-    expect(await store.artifacts.get(rendered[0]!.artifactId)).toEqual(Buffer.from('again'));
+    expect(await store.system.artifacts.get(rendered[0]!.artifactId)).toEqual(Buffer.from('again'));
   });
 });

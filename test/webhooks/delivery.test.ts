@@ -92,7 +92,7 @@ const DEADLINE = 60_000;
  */
 async function deliveriesOnce(service: TestService, partnerId: string, status: string) {
   await waitUntil(
-    async () => (await service.store.webhooks.deliveries(partnerId, 1))[0]?.status === status,
+    async () => (await service.store.system.webhooks.deliveries(partnerId, 1))[0]?.status === status,
     DEADLINE,
     `the event to be ${status}`,
   );
@@ -385,7 +385,7 @@ describe('result.ready delivery', () => {
       'Authorization',
     ]);
     const secret = set.json!.signingSecret as string;
-    const db = service.store.connection.db;
+    const db = service.store.driver.db;
     const rows = [
       ...(await db
         .selectFrom('webhook_endpoints')
@@ -482,7 +482,7 @@ describe('redeliver while a retry is scheduled', () => {
     expect(cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]).code).toBe(0);
     receiver.replies = [503];
     const resultId = await submitAndComplete(service, account);
-    const db = service.store.connection.db;
+    const db = service.store.driver.db;
     const deliveryJobs = () =>
       db.selectFrom('jobs').select(['status', 'attempts']).where('type', '=', 'webhook.deliver').execute();
     await waitUntil(

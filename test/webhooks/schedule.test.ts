@@ -2,10 +2,11 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { ModelResult } from '../../src/domain/model/types.js';
+import { JobKinds } from '../../src/queue/kinds.js';
 import { Worker } from '../../src/queue/worker.js';
 import type { Store } from '../../src/store/index.js';
 import { WebhookAdmin } from '../../src/webhooks/admin.js';
-import { deliveryJobs, SecretBox } from '../../src/webhooks/index.js';
+import { registerWebhookJobs, SecretBox } from '../../src/webhooks/index.js';
 import { recordResultReady } from '../../src/webhooks/outbox.js';
 import { ManualClock, msOf } from '../helpers/clock.js';
 import { waitUntil } from '../helpers/pipeline.js';
@@ -35,14 +36,17 @@ afterEach(async () => {
   await store.close();
 });
 
-function definitionFor(scheduleMs: number[], clock: () => Date) {
-  const def = deliveryJobs({
-    store,
+function kindsFor(scheduleMs: number[], clock: () => Date): JobKinds {
+  return registerWebhookJobs(new JobKinds(), {
+    store: store.system,
     box,
     config: { scheduleMs, timeoutMs: 10_000, allowInsecure: true },
-    logger: pino({ level: 'silent' }),
     clock,
-  })['webhook.deliver'];
+  });
+}
+
+function definitionFor(scheduleMs: number[], clock: () => Date) {
+  const def = kindsFor(scheduleMs, clock).get('webhook.deliver');
   if (!def) throw new Error('no webhook.deliver definition');
   return def;
 }
@@ -77,31 +81,40 @@ describe('webhook retry schedule', () => {
     receiver.fallback = 204;
 
     // A partner with a callback, a result, and its result.ready event with its delivery job.
-    const tenantId = (await store.accounts.createTenant('T')).tenantId;
-    const partnerId = (await store.accounts.createPartner(tenantId, 'P')).partnerId;
-    const admin = new WebhookAdmin(store, box, { allowInsecure: true, scheduleMs: UNEQUAL_MS });
-    await admin.set(partnerId, url, {}, clock.date());
-    const ingested = await store.ingest.ingest(ingestCommand({ tenantId, partnerId }));
+    const tenantId = (await store.system.accounts.createTenant('T')).tenantId;
+    const partnerId = (await store.system.accounts.createPartner(tenantId, 'P')).partnerId;
+    const admin = new WebhookAdmin(store.system, box, {
+      allowInsecure: true,
+      scheduleMs: UNEQUAL_MS,
+      clock: clock.date,
+    });
+    await admin.set(partnerId, url, {});
+    const ingested = await store.system.ingest.ingest(ingestCommand({ tenantId, partnerId }));
     if (ingested.kind !== 'created') throw new Error('the submission was not created');
     const submissionId = ingested.submissionId;
     const acceptedAt = clock.ms();
-    const eventId = await store.batcher.submit(async (trx) => {
+    const eventId = await store.system.batcher.submit(async (trx) => {
       const bundle = { outcomes: [] } as unknown as ModelResult;
-      await store.results.createOnce(
+      await store.system.results.createOnce(
         trx,
         { tenantId, submissionId, bundle, artifactTypes: [] },
         clock.date(),
       );
       return recordResultReady(
-        store,
+        store.system,
         trx,
-        { submissionId, now: clock.date(), correlationId: null, policy: { scheduleMs: UNEQUAL_MS } },
-        (job) => store.jobs.enqueue(trx, job, clock.date()),
+        {
+          submissionId,
+          now: clock.date(),
+          ids: { correlationId: null, requestId: null },
+          policy: { scheduleMs: UNEQUAL_MS },
+        },
+        (job) => store.system.jobs.enqueue(trx, job, clock.date()),
       );
     });
     expect(eventId).toEqual(expect.any(String));
     const delivery = async () =>
-      store.connection.db
+      store.driver.db
         .selectFrom('jobs')
         .selectAll()
         .where('type', '=', 'webhook.deliver')
@@ -109,10 +122,11 @@ describe('webhook retry schedule', () => {
     /** The delivery jobs a worker could claim at `ms`, asked in a transaction that is rolled back. */
     const dueAt = async (ms: number): Promise<number> => {
       let due = 0;
-      await store.connection.db
+      await store.driver.db
         .transaction()
         .execute(async (trx) => {
-          due = (await store.jobs.claim(trx, 'probe', ['webhook.deliver'], 10, 60_000, new Date(ms))).length;
+          due = (await store.system.jobs.claim(trx, 'probe', ['webhook.deliver'], 10, 60_000, new Date(ms)))
+            .length;
           throw new RolledBack();
         })
         .catch((e: unknown) => {
@@ -126,16 +140,13 @@ describe('webhook retry schedule', () => {
     expect(msOf(first.run_at) - acceptedAt).toBe(0);
 
     const worker = new Worker({
-      jobs: store.jobs,
-      batcher: store.batcher,
-      notifier: store.notifier,
+      store: store.system,
+      kinds: kindsFor(UNEQUAL_MS, clock.date),
       logger: pino({ level: 'silent' }),
-      definitions: { 'webhook.deliver': definitionFor(UNEQUAL_MS, clock.date) },
       concurrency: 2,
       leaseMs: 600_000,
       heartbeatMs: 1_000,
       pollMs: 50,
-      rescueEveryMs: 3_600_000,
       retryBaseMs: 1,
       retryCapMs: 1,
       clock: clock.date,
@@ -161,7 +172,7 @@ describe('webhook retry schedule', () => {
       expect(await dueAt(runAt - 1)).toBe(0);
       expect(await dueAt(runAt)).toBe(1);
       clock.set(runAt);
-      store.notifier.notify();
+      store.system.notifier.notify();
     }
     expect(delays).toEqual(UNEQUAL_MS.slice(1));
 
@@ -179,7 +190,7 @@ describe('webhook retry schedule', () => {
       new Set([eventId]),
     );
     // The attempt log, stamped by the same clock: 0 s, then 1 s, 7 s and 2 s apart.
-    const attempts = await store.connection.db
+    const attempts = await store.driver.db
       .selectFrom('webhook_attempts')
       .select(['attempt', 'started_at', 'status_code', 'outcome'])
       .orderBy('attempt')
@@ -192,7 +203,7 @@ describe('webhook retry schedule', () => {
       [3, 8_000, 503, 'failed'],
       [4, 10_000, 204, 'delivered'],
     ]);
-    expect((await store.webhooks.event(store.connection.db, eventId!))?.status).toBe('delivered');
+    expect((await store.system.webhooks.event(store.driver.db, eventId!))?.status).toBe('delivered');
   });
 });
 

@@ -22,8 +22,10 @@ export const REQUESTED_OUTPUTS = ['inference_score_v1', 'score', 'json', 'pdf', 
 
 export type RequestedOutput = (typeof REQUESTED_OUTPUTS)[number];
 
-/** Outputs that produce a downloadable report artifact (the others are scores only). */
-export const ARTIFACT_OUTPUTS: readonly RequestedOutput[] = ['json', 'html', 'pdf'];
+/** Outputs that produce a downloadable report artifact (the others are scores only), in listing order. */
+export const ARTIFACT_TYPES = ['json', 'html', 'pdf'] as const satisfies readonly RequestedOutput[];
+export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
+export const ARTIFACT_OUTPUTS: readonly RequestedOutput[] = ARTIFACT_TYPES;
 
 const AREA_TO_OUTCOME: ReadonlyMap<string, OutcomeId> = new Map<string, OutcomeId>([
   ['cardiovascular', 'wellbeing.cardiovascular'],

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import type { Clock } from '../../clock.js';
 import { isUuid } from '../../domain/ids.js';
 import { sha256Hex } from '../../hash.js';
 import { recreateArtifact } from '../../pipeline/recreate-artifact.js';
-import type { Store } from '../../store/index.js';
+import type { TenantGateway } from '../../store/tenant-access.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
 import { ANY_ROUTE, errorResponses, successHeaders } from '../openapi-errors.js';
@@ -67,7 +68,7 @@ export const artifactPaths: ZodOpenApiPathsObject = {
 
 export async function artifactRoutes(
   app: FastifyInstance,
-  opts: { store: Store; links: DownloadLinks },
+  opts: { tenants: TenantGateway; links: DownloadLinks; clock: Clock },
 ): Promise<void> {
   app.get<{ Params: { artifactId: string }; Querystring: Record<string, unknown> }>(
     '/v1/artifacts/:artifactId/content',
@@ -79,16 +80,18 @@ export async function artifactRoutes(
         'This download link is invalid or has expired; read the result again for a fresh link.',
       );
       if (!isUuid(id)) throw forbidden;
-      const verdict = opts.links.verify(id, request.query.expires, request.query.signature, new Date());
+      const verdict = opts.links.verify(id, request.query.expires, request.query.signature, opts.clock());
       if (verdict !== 'ok') throw forbidden;
-      const meta = await opts.store.results.downloadable(opts.store.connection.db, id);
-      if (!meta) throw ApiError.notFound('This artifact is not available.');
+      // Key-less: the link names the artifact, whose account is looked up and then scoped to.
+      const tenant = await opts.tenants.forArtifact(id);
+      const meta = await tenant?.artifacts.downloadable(id);
+      if (!tenant || !meta) throw ApiError.notFound('This artifact is not available.');
       // A link issued before the account was deactivated dies with the account (issue 12).
       if (!meta.tenantActive) throw ApiError.accountInactive();
-      let body = await opts.store.artifacts.get(id);
+      let body = await meta.read();
       if (!body || sha256Hex(body) !== meta.sha256) {
         request.log.warn({ artifactId: id }, 'artifact bytes missing or altered; rendering them again');
-        body = await recreateArtifact(opts.store, id);
+        body = await recreateArtifact(tenant.artifacts, id);
         if (!body) throw ApiError.notFound('This artifact is not available.');
       }
       const content = { ...meta, body };

@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { isUuid } from '../../domain/ids.js';
+import type { Clock } from '../../clock.js';
 import { partnerOutcomeSchema, toPartnerOutcome } from '../../domain/model/partner-view.js';
 import { SUBMISSION_STATUSES, submissionStatusLabel } from '../../domain/statuses.js';
-import type { Store } from '../../store/index.js';
-import type { ResultRecord } from '../../store/repositories/results.js';
-import { principalOf } from '../auth.js';
+import type { ResultRecord } from '../../store/tenant-access.js';
+import { tenantOf } from '../auth.js';
 import type { DownloadLinks } from '../download-links.js';
-import { ApiError } from '../errors.js';
+import { findOr404 } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import { resultExample } from '../openapi-examples.js';
 import { ARTIFACT_TYPE_LABELS, AVAILABILITY_LABELS, artifactSchema } from '../schemas.js';
@@ -86,18 +85,19 @@ export function presentResult(record: ResultRecord, links: DownloadLinks, now: D
 
 export async function resultRoutes(
   app: FastifyInstance,
-  opts: { store: Store; links: DownloadLinks },
+  opts: { links: DownloadLinks; clock: Clock },
 ): Promise<void> {
   app.get<{ Params: { resultId: string } }>(
     '/v1/results/:resultId',
     { config: { auth: true } },
     async (request) => {
-      const principal = principalOf(request);
-      const id = request.params.resultId;
-      if (!isUuid(id)) throw ApiError.notFound('No result with this id in this account.');
-      const record = await opts.store.forTenant(principal.tenantId).results.get(id.toLowerCase());
-      if (!record) throw ApiError.notFound('No result with this id in this account.');
-      return presentResult(record, opts.links, new Date());
+      const { results } = tenantOf(request);
+      const record = await findOr404(
+        request.params.resultId,
+        (id) => results.get(id),
+        'No result with this id in this account.',
+      );
+      return presentResult(record, opts.links, opts.clock());
     },
   );
 }

@@ -2,13 +2,13 @@ import stableStringify from 'fast-json-stable-stringify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { isUuid } from '../../domain/ids.js';
+import type { Clock } from '../../clock.js';
+import { addToContext } from '../../context.js';
 import { checkPanel, parseSubmission, submissionRequestSchema } from '../../domain/submission/index.js';
 import { sha256Hex } from '../../hash.js';
 import { readJsonText } from '../../json/read-json.js';
-import type { Store } from '../../store/index.js';
-import { principalOf } from '../auth.js';
-import { ApiError, type ValidationDetails } from '../errors.js';
+import { principalOf, tenantOf } from '../auth.js';
+import { ApiError, findOr404, type ValidationDetails } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import { acceptedExample, exampleSubmission, submissionDetailExample } from '../openapi-examples.js';
 import { submissionDetail } from '../presenters.js';
@@ -133,13 +133,11 @@ function headerErrors(request: FastifyRequest): Record<string, string[]> {
   return errors;
 }
 
-export async function submissionRoutes(app: FastifyInstance, opts: { store: Store }): Promise<void> {
-  const { store } = opts;
-
+export async function submissionRoutes(app: FastifyInstance, opts: { clock: Clock }): Promise<void> {
   app.post('/v1/submissions', { config: { auth: true } }, async (request, reply) => {
     const principal = principalOf(request);
     const fieldErrorsFromHeaders = headerErrors(request);
-    const receivedAt = new Date();
+    const receivedAt = opts.clock();
     const parsed = parseSubmission(request.body, { now: receivedAt });
     if (!parsed.ok || Object.keys(fieldErrorsFromHeaders).length > 0) {
       const details: ValidationDetails = parsed.ok
@@ -163,8 +161,7 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
     }
 
     const rawBody = request.rawBody ?? JSON.stringify(request.body);
-    const outcome = await store.ingest.ingest({
-      tenantId: principal.tenantId,
+    const outcome = await tenantOf(request).submissions.ingest({
       partnerId: principal.partnerId,
       idempotencyKeyHash: sha256Hex(header(request, 'idempotency-key')!),
       requestHash: sha256Hex(rawBody),
@@ -192,6 +189,7 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
       );
     }
     request.submissionLog = { submissionId: outcome.submissionId, replayed: outcome.kind === 'replayed' };
+    addToContext({ submissionId: outcome.submissionId });
     if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
     reply.header('location', `/v1/submissions/${outcome.submissionId}`);
     return reply.code(202).send({
@@ -208,12 +206,13 @@ export async function submissionRoutes(app: FastifyInstance, opts: { store: Stor
     '/v1/submissions/:submissionId',
     { config: { auth: true } },
     async (request) => {
-      const principal = principalOf(request);
-      const id = request.params.submissionId;
-      if (!isUuid(id)) throw ApiError.notFound('No submission with this id in this account.');
-      const record = await store.forTenant(principal.tenantId).submissions.get(id.toLowerCase());
-      if (!record) throw ApiError.notFound('No submission with this id in this account.');
-      return submissionDetail(record, new Date());
+      const { submissions } = tenantOf(request);
+      const record = await findOr404(
+        request.params.submissionId,
+        (id) => submissions.get(id),
+        'No submission with this id in this account.',
+      );
+      return submissionDetail(record, opts.clock());
     },
   );
 }

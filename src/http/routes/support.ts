@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import type { Store } from '../../store/index.js';
+import type { Clock } from '../../clock.js';
 import { ApiError, sendError } from '../errors.js';
-import { openApiDocument, openApiYaml } from '../openapi.js';
 import { errorResponses, SUPPORT_OPERATION, successHeaders } from '../openapi-errors.js';
 import { healthSchema, readySchema } from '../schemas.js';
 
@@ -97,12 +96,18 @@ export interface ReadinessCheck {
 
 export async function supportRoutes(
   app: FastifyInstance,
-  opts: { store: Store; checks?: ReadinessCheck[] },
+  opts: {
+    isReady: () => Promise<{ ok: boolean; reason?: string }>;
+    checks?: ReadinessCheck[];
+    clock: Clock;
+    /** This API's description (`openapi.ts`, which reads this module's paths). */
+    openApi: { json(): object; yaml(): string };
+  },
 ): Promise<void> {
-  app.get('/health', async () => ({ status: 'ok', timestamp: new Date().toISOString() }));
+  app.get('/health', async () => ({ status: 'ok', timestamp: opts.clock().toISOString() }));
 
   app.get('/ready', async (request, reply) => {
-    const ready = await opts.store.isReady();
+    const ready = await opts.isReady();
     const failed = ready.ok
       ? (opts.checks ?? []).map((c) => c.check()).find((r) => !r.ok)
       : { ok: false, reason: ready.reason };
@@ -119,9 +124,9 @@ export async function supportRoutes(
   });
 
   app.get('/openapi.json', async (_request, reply) =>
-    reply.type('application/json; charset=utf-8').send(openApiDocument()),
+    reply.type('application/json; charset=utf-8').send(opts.openApi.json()),
   );
   app.get('/openapi.yaml', async (_request, reply) =>
-    reply.type('application/yaml; charset=utf-8').send(openApiYaml()),
+    reply.type('application/yaml; charset=utf-8').send(opts.openApi.yaml()),
   );
 }

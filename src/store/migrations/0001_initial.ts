@@ -1,18 +1,18 @@
 import { type Kysely, sql } from 'kysely';
-import type { SqlDialect } from '../codec.js';
+import type { DriverName } from '../driver.js';
 
 /**
  * Column types per dialect, so one migration describes both stores. JSON we write ourselves is
  * `json` on PostgreSQL, not `jsonb`: it is checked on the way in and kept exactly as written
  * (key order included, which reports render in), and nothing queries inside it.
  */
-function types(dialect: SqlDialect) {
+function types(dialect: DriverName) {
   return dialect === 'postgres'
     ? ({ ts: 'timestamptz', bool: 'boolean', json: 'json', uuid: 'uuid' } as const)
     : ({ ts: 'text', bool: 'integer', json: 'text', uuid: 'text' } as const);
 }
 
-export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: DriverName): Promise<void> {
   const t = types(dialect);
 
   await db.schema

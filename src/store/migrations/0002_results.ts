@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
-import type { SqlDialect } from '../codec.js';
+import type { DriverName } from '../driver.js';
 
-function types(dialect: SqlDialect) {
+function types(dialect: DriverName) {
   return dialect === 'postgres'
     ? ({ ts: 'timestamptz', json: 'json', uuid: 'uuid', blob: 'bytea' } as const)
     : ({ ts: 'text', json: 'text', uuid: 'text', blob: 'blob' } as const);
 }
 
 /** Results, their report artifacts, and the artifact bytes (kept apart so listings stay small). */
-export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: DriverName): Promise<void> {
   const t = types(dialect);
 
   await db.schema

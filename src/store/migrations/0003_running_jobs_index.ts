@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
-import type { SqlDialect } from '../codec.js';
+import type { DriverName } from '../driver.js';
 
 /** The lease sweep looks for running jobs by lease expiry; keep that a small index scan. */
-export async function up(db: Kysely<unknown>, _dialect: SqlDialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _dialect: DriverName): Promise<void> {
   await db.schema
     .createIndex('jobs_running_lease_idx')
     .on('jobs')

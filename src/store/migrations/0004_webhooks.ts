@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { SqlDialect } from '../codec.js';
+import type { DriverName } from '../driver.js';
 
-function types(dialect: SqlDialect) {
+function types(dialect: DriverName) {
   return dialect === 'postgres'
     ? ({ ts: 'timestamptz', uuid: 'uuid' } as const)
     : ({ ts: 'text', uuid: 'text' } as const);
@@ -12,7 +12,7 @@ function types(dialect: SqlDialect) {
  * time each takes effect), the `result.ready` events (the outbox: written in the transaction
  * that completes a result) and every delivery attempt.
  */
-export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: DriverName): Promise<void> {
   const t = types(dialect);
 
   await db.schema

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { SqlDialect } from '../codec.js';
+import type { DriverName } from '../driver.js';
 
 /** Name of the channel on which PostgreSQL announces jobs ready to claim. */
 export const JOBS_CHANNEL = 'healthspan_jobs';
@@ -12,7 +12,7 @@ export const JOBS_CHANNEL = 'healthspan_jobs';
  * payload are merged within a transaction, so a batch of ingests sends one. SQLite has a single
  * process and wakes its worker in memory.
  */
-export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: DriverName): Promise<void> {
   if (dialect !== 'postgres') return;
   await sql`
     create function healthspan_jobs_notify() returns trigger language plpgsql as $$

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { SqlDialect } from '../codec.js';
+import type { DriverName } from '../driver.js';
 
 /**
  * One row per attempt of a job: which worker ran it, from when to when, and how it ended. The
@@ -12,7 +12,7 @@ import type { SqlDialect } from '../codec.js';
  * `running`: `completed`, `retrying`, `failed`, or `released` (handed back at shutdown, the
  * attempt not counted, so its number is used again).
  */
-export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: DriverName): Promise<void> {
   const t =
     dialect === 'postgres'
       ? ({ ts: 'timestamptz', uuid: 'uuid' } as const)

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { SqlDialect } from '../codec.js';
+import type { DriverName } from '../driver.js';
 
 /** The columns that hold documents big enough to be compressed out of line (TOAST). */
 const DOCUMENT_COLUMNS = [
@@ -18,7 +18,7 @@ const DOCUMENT_COLUMNS = [
  * compresses the rest several times faster, at a similar ratio. Only values written from now on
  * change; existing ones stay readable either way. SQLite does not compress values.
  */
-export async function up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void> {
+export async function up(db: Kysely<unknown>, dialect: DriverName): Promise<void> {
   if (dialect !== 'postgres') return;
   const { rows } = await sql<{ lz4: boolean }>`
     select 'lz4' = any(enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`.execute(

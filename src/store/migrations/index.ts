@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { SqlDialect } from '../codec.js';
+import type { DriverName } from '../driver.js';
 import * as m0001 from './0001_initial.js';
 import * as m0002 from './0002_results.js';
 import * as m0003 from './0003_running_jobs_index.js';
@@ -7,9 +7,10 @@ import * as m0004 from './0004_webhooks.js';
 import * as m0005 from './0005_job_notifications.js';
 import * as m0006 from './0006_job_attempts.js';
 import * as m0007 from './0007_lz4_compression.js';
+import * as m0008 from './0008_finished_jobs_index.js';
 
 export interface DialectMigration {
-  up(db: Kysely<unknown>, dialect: SqlDialect): Promise<void>;
+  up(db: Kysely<unknown>, driver: DriverName): Promise<void>;
 }
 
 /** Ordered by name; a new migration is a new file added here, never an edit of an applied one. */
@@ -21,4 +22,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0005_job_notifications': m0005,
   '0006_job_attempts': m0006,
   '0007_lz4_compression': m0007,
+  '0008_finished_jobs_index': m0008,
 };

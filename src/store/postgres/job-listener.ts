@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { WakeSource } from '../../queue/notifier.js';
+import type { WakeSource } from '../../jobs/notifier.js';
 import { JOBS_CHANNEL } from '../migrations/0005_job_notifications.js';
 import { pgErrorFields } from './connect.js';
 

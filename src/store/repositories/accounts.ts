@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely';
-import { bool, boolParam, iso, isoOrNull, type SqlDialect } from '../codec.js';
+import type { Clock } from '../../clock.js';
+import { bool, iso, isoOrNull } from '../codec.js';
 import type { Database } from '../database.js';
+import type { Driver } from '../driver.js';
 import { newId } from '../ids.js';
 
 export interface Tenant {
@@ -46,17 +48,22 @@ export interface KeyListing {
  * CLI and the authentication layer use it, never a route handler.
  */
 export class AccountsRepository {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: SqlDialect,
-  ) {}
+  private readonly db: Kysely<Database>;
 
-  async createTenant(name: string, now = new Date()): Promise<Tenant> {
+  constructor(
+    private readonly driver: Driver,
+    private readonly clock: Clock,
+  ) {
+    this.db = driver.db;
+  }
+
+  async createTenant(name: string): Promise<Tenant> {
+    const now = this.clock();
     const tenantId = newId();
     const ts = now.toISOString();
     await this.db
       .insertInto('tenants')
-      .values({ id: tenantId, name, active: boolParam(this.dialect, true), created_at: ts, updated_at: ts })
+      .values({ id: tenantId, name, active: this.driver.bool(true), created_at: ts, updated_at: ts })
       .execute();
     return { tenantId, name, active: true };
   }
@@ -73,11 +80,12 @@ export class AccountsRepository {
     return tenant;
   }
 
-  async setTenantActive(tenantId: string, active: boolean, now = new Date()): Promise<Tenant> {
+  async setTenantActive(tenantId: string, active: boolean): Promise<Tenant> {
+    const now = this.clock();
     return this.db.transaction().execute(async (trx) => {
       const res = await trx
         .updateTable('tenants')
-        .set({ active: boolParam(this.dialect, active), updated_at: now.toISOString() })
+        .set({ active: this.driver.bool(active), updated_at: now.toISOString() })
         .where('id', '=', tenantId)
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) throw new NotFoundError('tenant', tenantId);
@@ -91,7 +99,8 @@ export class AccountsRepository {
     });
   }
 
-  async createPartner(tenantId: string, name: string, now = new Date()): Promise<Partner> {
+  async createPartner(tenantId: string, name: string): Promise<Partner> {
+    const now = this.clock();
     await this.requireTenant(tenantId);
     const partnerId = newId();
     await this.db
@@ -169,7 +178,6 @@ export class AccountsRepository {
     keyHash: string;
     keyPrefix: string;
     expiresAt: Date | null;
-    now?: Date;
   }): Promise<{ keyId: string; expiresAt: string | null }> {
     const partner = await this.requirePartner(input.partnerId);
     const keyId = newId();
@@ -182,7 +190,7 @@ export class AccountsRepository {
         tenant_id: partner.tenantId,
         key_hash: input.keyHash,
         key_prefix: input.keyPrefix,
-        created_at: (input.now ?? new Date()).toISOString(),
+        created_at: this.clock().toISOString(),
         expires_at: expiresAt,
         revoked_at: null,
       })
@@ -190,7 +198,8 @@ export class AccountsRepository {
     return { keyId, expiresAt };
   }
 
-  async revokeKey(keyId: string, now = new Date()): Promise<{ keyId: string; revokedAt: string }> {
+  async revokeKey(keyId: string): Promise<{ keyId: string; revokedAt: string }> {
+    const now = this.clock();
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('api_keys')

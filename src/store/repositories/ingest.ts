@@ -1,13 +1,21 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { SqlDialect } from '../codec.js';
+import type { Clock } from '../../clock.js';
+import { iso } from '../codec.js';
 import type { Committer } from '../commit-batcher.js';
-import type { Database } from '../database.js';
+import type { Driver, PriorClaim } from '../driver.js';
+import { newId } from '../ids.js';
+import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
+import {
+  firstJob,
+  idempotencyRow,
+  jobRow,
+  rowValues,
+  type SubmissionValues,
+  submissionRow,
+} from '../rows.js';
+import { priorClaim } from '../statements.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
-
-export interface IngestCommand {
-  tenantId: string;
-  partnerId: string;
+/** One validated submission to store: its values, and what its idempotency is decided on. */
+export interface IngestCommand extends SubmissionValues {
   idempotencyKeyHash: string;
   /** Hash of the body bytes as received: equal hashes are the same request without more work. */
   requestHash: string;
@@ -16,14 +24,6 @@ export interface IngestCommand {
    * whitespace aside). Only called when an idempotency key is reused with different bytes.
    */
   sameBody(storedOriginalBody: string): boolean;
-  correlationId: string;
-  requestId: string;
-  partnerSubmissionId: string;
-  partnerSubjectId: string;
-  originalBody: string;
-  normalisedBody: string;
-  documentCount: number;
-  markerCount: number;
   /**
    * The instant the door checked the body at (age and date rules depend on it). Stored as the
    * submission's `received_at`, which the worker checks it at again, so the two never disagree
@@ -51,38 +51,88 @@ export interface IngestPolicy {
   maxAttempts: number;
 }
 
-/** Writes one accepted submission, its first job and its idempotency claim. */
-export interface IngestBackend {
-  readonly dialect: SqlDialect;
-  writeOne(db: Db, command: IngestCommand, now: Date, policy: IngestPolicy): Promise<IngestOutcome>;
-}
-
 /**
  * Stores accepted submissions with their first job and idempotency record.
  *
- * Group commit: each submission is a unit of work for the store's commit batcher, which
- * writes everything submitted during one turn of the event loop (other submissions, job
- * claims and completions) in one transaction, each in its own savepoint. One durable
- * (fsync'd) commit thus acknowledges many requests, and no promise resolves before its
- * commit, so a 202 always means the rows are on disk.
+ * Group commit: each submission is a unit of work for the store's committer, which writes
+ * everything submitted during one turn of the event loop (other submissions, job claims and
+ * completions) in one transaction, each in its own savepoint should one fail. One durable
+ * (fsync'd) commit thus acknowledges many requests, and no promise resolves before its commit,
+ * so a 202 always means the rows are on disk.
+ *
+ * The rows come from `rows.ts`; the driver writes them (three statements on SQLite, one on
+ * PostgreSQL). The idempotency decision is made here, the same for both.
  */
 export class IngestWriter {
+  private readonly prior: NamedQuery;
+
   constructor(
-    private readonly backend: IngestBackend,
+    private readonly driver: Driver,
     private readonly committer: Committer,
     private readonly policy: IngestPolicy,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly clock: Clock,
     /** Called after each commit that created a submission (and so its first job). */
     private readonly onCommitted: () => void = () => {},
-  ) {}
+  ) {
+    this.prior = namedQuery(priorClaim(driver.db).compile());
+  }
 
   async ingest(command: IngestCommand): Promise<IngestOutcome> {
     const outcome = await this.committer.submit(
-      (trx) => this.backend.writeOne(trx, command, command.receivedAt ?? this.clock(), this.policy),
+      (trx) => this.writeOne(trx, command, command.receivedAt ?? this.clock()),
       // The same key always takes the same lane (PostgreSQL): its requests queue there.
       { urgent: true, lockKey: `${command.partnerId}:${command.idempotencyKeyHash}` },
     );
     if (outcome.kind === 'created') this.onCommitted();
     return outcome;
+  }
+
+  /** Writes one submission inside the committer's transaction. */
+  private async writeOne(db: Executor, c: IngestCommand, now: Date): Promise<IngestOutcome> {
+    const submissionId = newId();
+    const jobId = newId();
+    const claim = idempotencyRow(
+      {
+        partnerId: c.partnerId,
+        keyHash: c.idempotencyKeyHash,
+        requestHash: c.requestHash,
+        submissionId,
+        jobId,
+      },
+      this.policy.idempotencyTtlMs,
+      now,
+    );
+    const job = firstJob({ jobId, submissionId }, c, this.policy, now);
+    const written = await this.driver.ingest(db, {
+      claim,
+      submission: submissionRow(submissionId, c, now),
+      job: jobRow(job, now, null),
+    });
+    if (written.created) {
+      return {
+        kind: 'created',
+        submissionId,
+        jobId,
+        partnerSubmissionId: c.partnerSubmissionId,
+        partnerSubjectId: c.partnerSubjectId,
+        receivedAt: now.toISOString(),
+      };
+    }
+    let prior = written.prior;
+    if (!prior) {
+      // Not seen on the way (SQLite reads it apart; on PostgreSQL the winner committed after
+      // the statement's snapshot): read it now, with a fresh one.
+      [prior] = await this.driver.runner.all<PriorClaim>(db, this.prior, rowValues('k', claim));
+      if (!prior) throw new Error('idempotency key vanished during its own transaction');
+    }
+    if (!prior.same_request && !c.sameBody(prior.original_body ?? '')) return { kind: 'mismatch' };
+    return {
+      kind: 'replayed',
+      submissionId: prior.submission_id,
+      jobId: prior.job_id,
+      partnerSubmissionId: prior.partner_submission_id,
+      partnerSubjectId: prior.partner_subject_id,
+      receivedAt: iso(prior.received_at),
+    };
   }
 }

@@ -1,10 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { SubmissionStatus } from '../../domain/statuses.js';
 import { iso } from '../codec.js';
-import type { Database } from '../database.js';
-import { type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
+import type { Driver } from '../driver.js';
+import { type Executor as Db, type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
 
 export interface StoredSubmission {
   submissionId: string;
@@ -41,10 +38,11 @@ const asText = (v: string | object): string => (typeof v === 'string' ? v : JSON
 export class PipelineRepository {
   private readonly q: { load: NamedQuery; setStatus: NamedQuery; setNormalised: NamedQuery };
 
-  constructor(
-    db: Kysely<Database>,
-    private readonly runner: PreparedRunner,
-  ) {
+  private readonly runner: PreparedRunner;
+
+  constructor(driver: Driver) {
+    const db = driver.db;
+    this.runner = driver.runner;
     this.q = {
       load: namedQuery(
         db

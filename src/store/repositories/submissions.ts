@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
+import { SUBMISSION_JOB_TYPES } from '../../domain/statuses.js';
 import { iso, isoOrNull } from '../codec.js';
-import type { StoreConnection } from '../connect.js';
 import type { Database } from '../database.js';
+import type { Driver } from '../driver.js';
 
 export interface SubmissionRecord {
   submissionId: string;
@@ -34,7 +35,7 @@ export interface JobRecord {
   errorSummary: string | null;
 }
 
-const PARTNER_VISIBLE_JOB_TYPES = ['pipeline.ingest_validate', 'pipeline.score', 'pipeline.render_reports'];
+const PARTNER_VISIBLE_JOB_TYPES = [...SUBMISSION_JOB_TYPES];
 
 /**
  * Reads bound to one tenant at construction: every query carries the tenant predicate, so a
@@ -42,7 +43,7 @@ const PARTNER_VISIBLE_JOB_TYPES = ['pipeline.ingest_validate', 'pipeline.score',
  */
 export class TenantSubmissions {
   constructor(
-    private readonly connection: Pick<StoreConnection, 'readConsistent'>,
+    private readonly connection: Pick<Driver, 'readConsistent'>,
     readonly tenantId: string,
   ) {}
 

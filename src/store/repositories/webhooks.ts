@@ -1,10 +1,9 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { iso, isoOrNull } from '../codec.js';
 import type { Database } from '../database.js';
+import type { Driver } from '../driver.js';
 import { newId } from '../ids.js';
-import { type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
-
-type Db = Kysely<Database> | Transaction<Database>;
+import { type Executor as Db, type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
 
 export interface EndpointRecord {
   partnerId: string;
@@ -65,10 +64,13 @@ export class WebhooksRepository {
   /** Run for every completed submission: built once, run as a prepared statement. */
   private readonly readySource: NamedQuery;
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly runner: PreparedRunner,
-  ) {
+  private readonly db: Kysely<Database>;
+  private readonly runner: PreparedRunner;
+
+  constructor(driver: Driver) {
+    const db = driver.db;
+    this.db = db;
+    this.runner = driver.runner;
     this.readySource = namedQuery(
       db
         .selectFrom('submissions as s')
@@ -110,6 +112,31 @@ export class WebhooksRepository {
       available: 'available',
     });
     return row;
+  }
+
+  /** What a redelivery of a result's event needs to know about its submission. */
+  async resultSource(
+    db: Db,
+    resultId: string,
+  ): Promise<
+    | { submissionId: string; partnerId: string; status: string; correlationId: string; requestId: string }
+    | undefined
+  > {
+    const row = await db
+      .selectFrom('results as r')
+      .innerJoin('submissions as s', 's.id', 'r.submission_id')
+      .select(['s.id', 's.partner_id', 's.status', 's.correlation_id', 's.request_id'])
+      .where('r.id', '=', resultId)
+      .executeTakeFirst();
+    return row
+      ? {
+          submissionId: row.id,
+          partnerId: row.partner_id,
+          status: row.status,
+          correlationId: row.correlation_id,
+          requestId: row.request_id,
+        }
+      : undefined;
   }
 
   async endpoint(db: Db, partnerId: string): Promise<EndpointRecord | undefined> {

@@ -1,0 +1,49 @@
+import type { ModelResult } from '../domain/model/types.js';
+import type { NormalisedSubmission } from '../domain/submission/index.js';
+import type { ArtifactType } from '../domain/submission/outcomes.js';
+
+/** What crosses between the render step, its threads and the renderers. */
+
+/**
+ * The stored texts a report is built from. They cross to the render thread as strings and are
+ * parsed there: the event loop neither parses them nor has their objects cloned (structured
+ * clone of the submission and result objects cost more on the event loop than the rest of the
+ * render step).
+ */
+export interface RenderSource {
+  resultId: string;
+  submissionId: string;
+  /** The time of receipt, printed as the report's time so that a re-render gives the same bytes. */
+  receivedAt: string;
+  /** The normalised submission, as stored (JSON). */
+  normalisedBody: string;
+  /** The model result bundle, as stored (JSON). */
+  bundle: string;
+}
+
+export interface RenderInput {
+  resultId: string;
+  submissionId: string;
+  partnerSubmissionId: string;
+  partnerSubjectId: string;
+  generatedAt: string;
+  submission: NormalisedSubmission;
+  result: ModelResult;
+}
+
+export interface RenderedReport {
+  body: Buffer;
+  contentType: string;
+  fileExtension: string;
+  /** Hex SHA-256 of the bytes, computed where they were rendered. */
+  sha256: string;
+}
+
+/** One render thread's task: the stored texts and the artifact types to render. */
+export interface RenderTask {
+  source: RenderSource;
+  types: ArtifactType[];
+}
+
+/** What a render thread sends back: the bytes as a plain array, the rest as is. */
+export type RenderReply = Array<[ArtifactType, Omit<RenderedReport, 'body'> & { body: Uint8Array }]>;

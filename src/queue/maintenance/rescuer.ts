@@ -1,0 +1,77 @@
+import pino, { type Logger } from 'pino';
+import { type Clock, systemClock } from '../../clock.js';
+import type { ClaimedJob } from '../../jobs/types.js';
+import type { SystemStore } from '../../store/index.js';
+import { MAINTENANCE_LOCK_KEYS } from '../../store/locks.js';
+import { logFailure, planFailure, type RetryPolicy, recordFailure, WorkerStoppedError } from '../failure.js';
+import type { JobKinds } from '../kinds.js';
+import { jobContext, WORKER_DEFAULTS } from '../worker.js';
+import type { MaintenanceService, PassReport } from './service.js';
+
+export interface RescuerOptions {
+  store: Pick<SystemStore, 'jobs' | 'batcher' | 'notifier' | 'tryExclusive'>;
+  /** The kinds whose steps decide a rescued job's retry and final-failure writes. */
+  kinds: JobKinds;
+  logger?: Logger;
+  clock?: Clock;
+  /** How often expired leases are looked for. */
+  intervalMs?: number;
+  /** Jobs rescued per pass at most (the rest in the next pass). */
+  batchSize?: number;
+  retry?: Partial<RetryPolicy>;
+}
+
+/** Documented in docs/pipeline.md: a dead worker's job runs again within its lease plus 5 s. */
+export const RESCUER_DEFAULTS = { intervalMs: 5_000, batchSize: 100 } as const;
+
+/**
+ * Finds running jobs whose lease ran out (their worker died or stalled) and settles each
+ * attempt as interrupted: retried at once in its original place in line, or failed for good
+ * when it was its last attempt (with its step's final-failure writes). A pass is one
+ * transaction, one commit, under the rescuer's lock; a pass that fails is rolled back whole and
+ * the next one tries again.
+ */
+export class Rescuer implements MaintenanceService {
+  readonly name = 'rescuer';
+  readonly intervalMs: number;
+  private readonly batchSize: number;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly retry: RetryPolicy;
+
+  constructor(private readonly o: RescuerOptions) {
+    this.intervalMs = o.intervalMs ?? RESCUER_DEFAULTS.intervalMs;
+    this.batchSize = o.batchSize ?? RESCUER_DEFAULTS.batchSize;
+    this.clock = o.clock ?? systemClock;
+    this.logger = o.logger ?? pino({ level: 'silent' });
+    this.retry = {
+      retryBaseMs: o.retry?.retryBaseMs ?? WORKER_DEFAULTS.retryBaseMs,
+      retryCapMs: o.retry?.retryCapMs ?? WORKER_DEFAULTS.retryCapMs,
+    };
+  }
+
+  async runOnce(): Promise<PassReport> {
+    const { jobs, batcher, notifier, tryExclusive } = this.o.store;
+    const now = this.clock();
+    const settled = await batcher.submit(async (trx) => {
+      if (!(await tryExclusive(trx, MAINTENANCE_LOCK_KEYS.rescuer))) return [];
+      const expired = await jobs.expired(trx, now, this.batchSize);
+      const out: Array<{ job: ClaimedJob; plan: ReturnType<typeof planFailure> }> = [];
+      for (const job of expired) {
+        const def = this.o.kinds.get(job.type);
+        const error = new WorkerStoppedError();
+        const plan = planFailure(job, def, error, now, this.retry);
+        await recordFailure(trx, jobs, job, def, error, plan, now);
+        out.push({ job, plan });
+      }
+      return out;
+    });
+    for (const { job, plan } of settled) {
+      const log = jobContext(job, this.logger, this.clock).log;
+      log.warn({ owner: job.lockedBy }, 'rescued a job whose lease expired');
+      logFailure(log, new WorkerStoppedError(), plan);
+    }
+    if (settled.length > 0) notifier.notify();
+    return { rescued: settled.length };
+  }
+}

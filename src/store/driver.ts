@@ -1,0 +1,130 @@
+import type { Kysely, RawBuilder } from 'kysely';
+import type { Logger } from 'pino';
+import type { WakeSource } from '../jobs/notifier.js';
+import type { Committer } from './commit-batcher.js';
+import type { Database } from './database.js';
+import type { Executor, PreparedRunner } from './prepared.js';
+import type { ArtifactRow, IdempotencyRow, JobRow, ResultRow, SubmissionRow } from './rows.js';
+
+export type { Executor } from './prepared.js';
+
+export type DriverName = 'sqlite' | 'postgres';
+
+/** A job row as a claim returns it. */
+export interface ClaimedRow {
+  id: string;
+  tenant_id: string;
+  submission_id: string | null;
+  type: string;
+  payload: string | object | null;
+  correlation_id: string | null;
+  request_id: string | null;
+  attempts: number;
+  max_attempts: number;
+  accepted_at: string | Date;
+  sla_deadline_at: string | Date | null;
+  locked_by: string | null;
+}
+
+/** The idempotency claim a request lost to, and what it stored. */
+export interface PriorClaim {
+  submission_id: string;
+  job_id: string;
+  /** The same request bytes (by hash); SQLite answers 0 or 1. */
+  same_request: boolean | number;
+  /** The stored body, when it is needed to compare (the hashes differ); may be null otherwise. */
+  original_body: string | null;
+  partner_submission_id: string;
+  partner_subject_id: string;
+  received_at: string;
+}
+
+/** The rows one accepted submission writes, built in one place (`rows.ts`). */
+export interface IngestRows {
+  claim: IdempotencyRow;
+  submission: SubmissionRow;
+  job: JobRow;
+}
+
+/**
+ * `created`: this request claimed the key and its rows are written. Otherwise the claim it lost
+ * to, when the driver read it on the way (PostgreSQL does, in the same statement); the
+ * repository reads it when not.
+ */
+export type IngestWrite = { created: true } | { created: false; prior: PriorClaim | undefined };
+
+/** What one artifact's row says once its bytes are stored. */
+export interface AvailableArtifactValues {
+  artifactId: string;
+  byteSize: number;
+  contentType: string;
+  fileName: string;
+  sha256: string;
+}
+
+/**
+ * Everything that differs between the databases, behind one interface (River's `riverdriver`):
+ * the connection and its transactions, the group commit, wake-ups, locks, and the few
+ * operations whose SQL takes another shape on each (a data-modifying CTE on PostgreSQL, where
+ * every statement is a network round trip; plain statements on SQLite, which runs them
+ * in-process and has no such CTEs). The SQL both share is built once, in the repositories and
+ * `statements.ts`, from the same Kysely builders; the drivers compose it. Repositories hold no
+ * branch on the database: they ask their driver.
+ *
+ * `test/drivers/conformance.test.ts` runs the same cases against both drivers.
+ */
+export interface Driver {
+  readonly name: DriverName;
+  readonly db: Kysely<Database>;
+  /** Runs the hot-path statements built once (`prepared.ts`) on this database's connection. */
+  readonly runner: PreparedRunner;
+  /** For logs: never contains credentials. */
+  readonly describe: string;
+
+  /** A boolean as this database stores it (SQLite: 0 or 1). */
+  bool(value: boolean): number | boolean;
+  /**
+   * A text field of a JSON column, for the rare query that matches one (never on a hot path:
+   * no index covers it).
+   */
+  jsonText(column: 'jobs.payload', field: string): RawBuilder<string | null>;
+  /**
+   * Runs several reads that must see one state of the database (a submission and its jobs).
+   * PostgreSQL: one REPEATABLE READ transaction. SQLite: as they are: each statement runs
+   * synchronously on the one connection, and nothing commits between them.
+   */
+  readConsistent<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** This database's group commit: one batcher (SQLite), or lanes of them (PostgreSQL). */
+  createCommitter(): Committer;
+  /** Wake-ups for jobs committed by other processes (PostgreSQL LISTEN); none on SQLite. */
+  wakeSource(logger: Logger): WakeSource | undefined;
+
+  /**
+   * The right to run one maintenance service's pass, held until `trx` ends: on PostgreSQL a
+   * transaction-scoped advisory lock that one process at a time gets (false for the others); on
+   * SQLite always true (the one writer serialises passes).
+   */
+  tryExclusive(trx: Executor, lockKey: number): Promise<boolean>;
+  /** Runs `fn` on one connection, holding the lock every migrating process takes. */
+  withMigrationLock<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** Session settings for one migration's transaction. */
+  beforeMigration(db: Kysely<unknown>): Promise<void>;
+
+  /** Claims due jobs of `typeCount` kinds (values: now, limit, running, workerId, lockedUntil, type0…). */
+  claimJobs(db: Executor, typeCount: number, values: Record<string, unknown>): Promise<ClaimedRow[]>;
+  /** Extends the leases `workerId` still holds among `ids`; returns the ids it still holds. */
+  extendLeases(workerId: string, ids: readonly string[], lockedUntil: string): Promise<string[]>;
+  /** Claims the idempotency key and, when it wins, writes the submission and its first job. */
+  ingest(db: Executor, rows: IngestRows): Promise<IngestWrite>;
+  /** Writes the result and its pending artifacts unless the submission has one; true if written. */
+  createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]): Promise<boolean>;
+  /** Marks artifacts available and touches their result. */
+  markArtifactsAvailable(
+    trx: Executor,
+    resultId: string,
+    artifacts: readonly AvailableArtifactValues[],
+    now: string,
+  ): Promise<void>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,281 @@
+import { type Kysely, type QueryCreator, sql } from 'kysely';
+import type { Logger } from 'pino';
+import { CommitBatcher, CommitLanes } from '../commit-batcher.js';
+import type { Database } from '../database.js';
+import type {
+  AvailableArtifactValues,
+  ClaimedRow,
+  Driver,
+  IngestRows,
+  IngestWrite,
+  PriorClaim,
+} from '../driver.js';
+import { MIGRATION_LOCK_KEY, pollForMigrationLock } from '../locks.js';
+import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
+import {
+  ARTIFACT_COLUMNS,
+  type ArtifactRow,
+  JOB_COLUMNS,
+  type ResultRow,
+  rowValues,
+  SUBMISSION_COLUMNS,
+} from '../rows.js';
+import {
+  availableValues,
+  CLAIMED_COLUMNS,
+  claimIdempotencyKey,
+  dueJobs,
+  heldBy,
+  insertResultIfAbsent,
+  LEASE,
+  markArtifactAvailable,
+  priorClaim,
+  rowSelection,
+  touchResult,
+} from '../statements.js';
+import { clientConfig, connectPostgres, describePostgres, PG_TIMEOUTS, type PgTimeouts } from './connect.js';
+import { PostgresJobListener } from './job-listener.js';
+import { KyselyPreparedRunner } from './prepared-runner.js';
+
+/** `created` is 1 when the statement claimed the key; otherwise the prior claim, if it saw one. */
+type IngestRow = { created: number } & { [K in keyof PriorClaim]: PriorClaim[K] | null };
+
+/**
+ * The scale-out store: a connection pool, where every statement is a network round trip. So
+ * each operation is one statement where it can be (data-modifying CTEs composed from the shared
+ * statements), claims and lease extensions skip rows other transactions hold (`SKIP LOCKED`),
+ * and commits run on several lanes at once.
+ */
+export function openPostgresDriver(
+  url: string,
+  poolSize: number,
+  logger: Logger,
+  timeouts: PgTimeouts = PG_TIMEOUTS,
+): Driver {
+  const { db } = connectPostgres(url, poolSize, logger, timeouts);
+  const runner = new KyselyPreparedRunner();
+  const ingestQuery = namedQuery(ingestStatement(db).compile());
+  const claims = new Map<number, NamedQuery>();
+  const results = new Map<number, NamedQuery>();
+  const marks = new Map<number, NamedQuery>();
+  const cached = (cache: Map<number, NamedQuery>, n: number, build: () => NamedQuery): NamedQuery => {
+    let query = cache.get(n);
+    if (!query) {
+      query = build();
+      cache.set(n, query);
+    }
+    return query;
+  };
+
+  return {
+    name: 'postgres',
+    db,
+    runner,
+    describe: describePostgres(url),
+    bool: (value) => value,
+    jsonText: (column, field) => sql<string | null>`${sql.ref(column)}->>${field}`,
+    readConsistent: (fn) => db.transaction().setIsolationLevel('repeatable read').execute(fn),
+
+    createCommitter: () =>
+      // Four lanes for ingest, four for the queue. Queue work waits up to 25 ms after the
+      // previous commit to share the next one (measured: fewer, larger transactions cost
+      // PostgreSQL less CPU per job than 10 ms).
+      new CommitLanes(
+        Array.from({ length: 4 }, () => new CommitBatcher(db, runner)),
+        Array.from({ length: 4 }, () => new CommitBatcher(db, runner, 256, 25)),
+      ),
+    wakeSource: (listenerLogger) => new PostgresJobListener(clientConfig(url), listenerLogger),
+
+    async tryExclusive(trx, lockKey) {
+      const { rows } = await sql<{ locked: boolean }>`
+        select pg_try_advisory_xact_lock(${sql.lit(lockKey)}) as locked`.execute(trx);
+      return rows[0]?.locked === true;
+    },
+
+    async withMigrationLock(fn) {
+      // Kysely's migrator waits for its advisory lock in a single statement, which the pool's
+      // statement and query timeouts (15 s and 20 s) cut short when another process's migration
+      // takes longer: this lock is polled instead, on the connection that then migrates.
+      return db.connection().execute(async (conn) => {
+        await pollForMigrationLock(async () => {
+          const { rows } = await sql<{ locked: boolean }>`
+            select pg_try_advisory_lock(${sql.lit(MIGRATION_LOCK_KEY)}) as locked`.execute(conn);
+          return rows[0]?.locked === true;
+        });
+        try {
+          return await fn(conn);
+        } finally {
+          await sql`select pg_advisory_unlock(${sql.lit(MIGRATION_LOCK_KEY)})`.execute(conn);
+        }
+      });
+    },
+    async beforeMigration(migrationDb) {
+      // A migration may rewrite or index a large table: lift the per-statement limit the pool
+      // sets, for this migration's transaction only.
+      await sql`set local statement_timeout = 0`.execute(migrationDb);
+    },
+
+    claimJobs(executor: Executor, typeCount: number, values: Record<string, unknown>) {
+      // Workers in several processes race: the pick is a materialized CTE with `FOR UPDATE SKIP
+      // LOCKED`, so rows another transaction is claiming are skipped rather than waited for, and
+      // the fence makes the pick run exactly once (a subquery could be re-run by the plan and lock
+      // more than `limit` rows). A row another worker claimed and committed since this statement's
+      // snapshot is re-checked after locking, fails `status in (…)`, and is dropped.
+      const query = cached(claims, typeCount, () =>
+        namedQuery(
+          db
+            .with(
+              (cte) => cte('due').materialized(),
+              () => dueJobs(db, typeCount).forUpdate().skipLocked(),
+            )
+            .updateTable('jobs')
+            .set(LEASE)
+            .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
+            .returning(CLAIMED_COLUMNS)
+            .compile(),
+        ),
+      );
+      return runner.all<ClaimedRow>(executor, query, values);
+    },
+
+    async extendLeases(workerId, ids, lockedUntil) {
+      // The heartbeat must never wait for a row lock. A plain multi-row UPDATE locks its rows in
+      // whatever order the plan visits them, while a group-commit transaction (this worker's
+      // completions, or a rescue) locks the same jobs one by one in its own order and holds them
+      // to its commit: each then waits for the other, and PostgreSQL aborts one as a deadlock
+      // (found by test/scale/fault.test.ts, with a backlog after an outage). So leases are
+      // extended only on rows nobody else has locked; a row skipped is being finished or rescued
+      // right now, and the next beat settles it. A job counts as lost only when the statement's
+      // snapshot shows it no longer held by this worker.
+      const held = await db
+        .with(
+          (cte) => cte('free').materialized(),
+          (qb) =>
+            qb
+              .selectFrom('jobs')
+              .select('id')
+              .where((eb) => heldBy(eb, workerId, ids))
+              .forUpdate()
+              .skipLocked(),
+        )
+        .with('extended', (qb) =>
+          qb
+            .updateTable('jobs')
+            .set({ locked_until: lockedUntil })
+            .where('id', 'in', (eb) => eb.selectFrom('free').select('free.id'))
+            .returning('jobs.id'),
+        )
+        .selectFrom('jobs')
+        .select('id')
+        .where((eb) => heldBy(eb, workerId, ids))
+        .execute();
+      return held.map((r) => r.id);
+    },
+
+    async ingest(executor: Executor, rows: IngestRows): Promise<IngestWrite> {
+      const [row] = await runner.all<IngestRow>(executor, ingestQuery, {
+        ...rowValues('k', rows.claim),
+        ...rowValues('s', rows.submission),
+        ...rowValues('j', rows.job),
+      });
+      if (!row) throw new Error('the ingest statement returned no row');
+      if (row.created === 1) return { created: true };
+      // The winner committed after this statement's snapshot when it saw no claim.
+      return { created: false, prior: row.submission_id === null ? undefined : (row as PriorClaim) };
+    },
+
+    async createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]) {
+      const query = cached(results, artifacts.length, () =>
+        namedQuery(createResultStatement(db, artifacts.length).compile()),
+      );
+      const values: Record<string, unknown> = rowValues('r', result);
+      for (const [i, artifact] of artifacts.entries()) Object.assign(values, rowValues(`a${i}`, artifact));
+      const [row] = await runner.all<{ created: number }>(trx, query, values);
+      return row?.created === 1;
+    },
+
+    async markArtifactsAvailable(
+      trx: Executor,
+      resultId: string,
+      artifacts: readonly AvailableArtifactValues[],
+      now: string,
+    ) {
+      if (artifacts.length === 0) {
+        await runner.run(
+          trx,
+          cached(marks, 0, () => namedQuery(touchResult(db).compile())),
+          { resultId, now },
+        );
+        return;
+      }
+      // One single-row update per artifact, by primary key: an `update … from (values …)` join
+      // was planned as a scan of the whole artifacts table.
+      const query = cached(marks, artifacts.length, () => {
+        let statement = db.with('a0', () => markArtifactAvailable(db, 0));
+        for (let i = 1; i < artifacts.length; i++)
+          statement = statement.with(`a${i}`, () => markArtifactAvailable(db, i));
+        return namedQuery(touchResult(statement).compile());
+      });
+      await runner.run(trx, query, { ...availableValues(artifacts), resultId, now });
+    },
+
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * The idempotency claim, the submission and its first job in ONE statement: on PostgreSQL each
+ * statement is a network round trip, and round trips, not the writes, are what an ingest costs.
+ *
+ * - `claim` inserts the key, or takes it over once the previous claim has expired. The primary
+ *   key decides between concurrent requests in any number of processes: a second insert of the
+ *   same key waits for the first transaction and then conflicts.
+ * - `submission` and `job` insert only if `claim` returned a row (the same rows SQLite inserts
+ *   one by one); the job's trigger sends the jobs notification.
+ * - The final select also returns the existing claim when this one lost, so an ordinary replay
+ *   needs no second statement. That read sees the statement's snapshot: a winner that committed
+ *   after it was taken is invisible, and the repository reads it then.
+ */
+function ingestStatement(db: Kysely<Database>) {
+  return db
+    .with('claim', () => claimIdempotencyKey(db))
+    .with('submission', (qb) =>
+      qb
+        .insertInto('submissions')
+        .columns(SUBMISSION_COLUMNS)
+        .expression(qb.selectFrom('claim').select(rowSelection('s', SUBMISSION_COLUMNS)))
+        .returning('id'),
+    )
+    .with('job', (qb) =>
+      qb
+        .insertInto('jobs')
+        .columns(JOB_COLUMNS)
+        .expression(qb.selectFrom('submission').select(rowSelection('j', JOB_COLUMNS)))
+        .returning('id'),
+    )
+    .selectFrom(sql`(select)`.as('one'))
+    .leftJoinLateral(
+      () => priorClaim(db).where(sql<boolean>`not exists (select from claim)`).as('prior'),
+      (join) => join.onTrue(),
+    )
+    .select(sql<number>`(select count(*) from job)::integer`.as('created'))
+    .selectAll('prior');
+}
+
+/**
+ * The result and its pending artifacts in one statement. The result's insert does nothing when
+ * the submission has one (a re-run), and then neither do the artifacts', which select from it.
+ */
+function createResultStatement(db: Kysely<Database>, artifactCount: number) {
+  type WithResult = QueryCreator<Database & { r: { id: string } }>;
+  let statement: WithResult = db.with('r', () => insertResultIfAbsent(db));
+  for (let i = 0; i < artifactCount; i++) {
+    statement = statement.with(`a${i}`, (qb: WithResult) =>
+      qb
+        .insertInto('artifacts')
+        .columns(ARTIFACT_COLUMNS)
+        .expression(qb.selectFrom('r').select(rowSelection(`a${i}`, ARTIFACT_COLUMNS))),
+    );
+  }
+  return statement.selectFrom('r').select(sql<number>`count(*)::integer`.as('created'));
+}

@@ -1,0 +1,79 @@
+import { sql } from 'kysely';
+import type { Driver } from '../driver.js';
+import type { Executor } from '../prepared.js';
+
+/**
+ * What the cleaner deletes, in bounded batches: each call deletes at most `limit` rows, so one
+ * transaction holds its locks briefly however much has piled up.
+ */
+export class MaintenanceRepository {
+  constructor(private readonly driver: Driver) {}
+
+  /**
+   * Jobs that finished (completed or failed) before `before`, with their attempts. A finished job
+   * is never written again, so its `updated_at` is when it finished (`jobs_finished_idx`).
+   */
+  async deleteFinishedJobs(
+    trx: Executor,
+    before: Date,
+    limit: number,
+  ): Promise<{ jobs: number; attempts: number }> {
+    const deleted = await trx
+      .deleteFrom('jobs')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('jobs')
+          .select('id')
+          .where(sql<boolean>`status in ('completed', 'failed')`)
+          .where('updated_at', '<', before.toISOString())
+          .orderBy('updated_at')
+          .limit(limit),
+      )
+      .returning('id')
+      .execute();
+    if (deleted.length === 0) return { jobs: 0, attempts: 0 };
+    const attempts = await trx
+      .deleteFrom('job_attempts')
+      .where(
+        'job_id',
+        'in',
+        deleted.map((row) => row.id),
+      )
+      .executeTakeFirst();
+    return { jobs: deleted.length, attempts: Number(attempts.numDeletedRows) };
+  }
+
+  /** Idempotency records that expired before `before` (their keys are free since then). */
+  async deleteExpiredIdempotencyKeys(trx: Executor, before: Date, limit: number): Promise<number> {
+    const res = await trx
+      .deleteFrom('idempotency_keys')
+      .where(
+        sql<boolean>`(partner_id, key_hash) in (${trx
+          .selectFrom('idempotency_keys')
+          .select(['partner_id', 'key_hash'])
+          .where('expires_at', '<', before.toISOString())
+          .orderBy('expires_at')
+          .limit(limit)})`,
+      )
+      .executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+
+  /** Rows of the tables the cleaner keeps small (for tests and operators). */
+  async counts(): Promise<{ jobs: number; jobAttempts: number; idempotencyKeys: number }> {
+    const count = async (table: 'jobs' | 'job_attempts' | 'idempotency_keys') =>
+      Number(
+        (
+          await this.driver.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    return {
+      jobs: await count('jobs'),
+      jobAttempts: await count('job_attempts'),
+      idempotencyKeys: await count('idempotency_keys'),
+    };
+  }
+}

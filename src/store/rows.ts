@@ -1,0 +1,236 @@
+import { INGEST_JOB_TYPE } from '../domain/statuses.js';
+import type { Lease, NewJob } from '../jobs/types.js';
+import { artifactIdFor, subjectIdFor } from './ids.js';
+
+/**
+ * The rows the store writes, each built in one place: whichever driver or statement writes a
+ * job or a submission, its values come from here, so a column is added once.
+ */
+
+export const JOB_COLUMNS = [
+  'id',
+  'tenant_id',
+  'submission_id',
+  'type',
+  'status',
+  'payload',
+  'correlation_id',
+  'request_id',
+  'attempts',
+  'max_attempts',
+  'run_at',
+  'locked_until',
+  'locked_by',
+  'queued_at',
+  'accepted_at',
+  'started_at',
+  'completed_at',
+  'failed_at',
+  'sla_deadline_at',
+  'error_summary',
+  'created_at',
+  'updated_at',
+] as const;
+
+export const SUBMISSION_COLUMNS = [
+  'id',
+  'tenant_id',
+  'partner_id',
+  'subject_id',
+  'partner_submission_id',
+  'partner_subject_id',
+  'status',
+  'correlation_id',
+  'request_id',
+  'original_body',
+  'normalised_body',
+  'document_count',
+  'marker_count',
+  'received_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+export const IDEMPOTENCY_COLUMNS = [
+  'partner_id',
+  'key_hash',
+  'request_hash',
+  'submission_id',
+  'job_id',
+  'created_at',
+  'expires_at',
+] as const;
+
+export const RESULT_COLUMNS = [
+  'id',
+  'tenant_id',
+  'submission_id',
+  'bundle',
+  'created_at',
+  'updated_at',
+] as const;
+
+export const ARTIFACT_COLUMNS = [
+  'id',
+  'tenant_id',
+  'submission_id',
+  'result_id',
+  'type',
+  'availability',
+  'content_type',
+  'file_name',
+  'byte_size',
+  'sha256',
+  'generated_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+type Value = string | number | null;
+export type JobRow = Record<(typeof JOB_COLUMNS)[number], Value>;
+export type SubmissionRow = Record<(typeof SUBMISSION_COLUMNS)[number], Value>;
+export type IdempotencyRow = Record<(typeof IDEMPOTENCY_COLUMNS)[number], Value>;
+export type ResultRow = Record<(typeof RESULT_COLUMNS)[number], Value>;
+export type ArtifactRow = Record<(typeof ARTIFACT_COLUMNS)[number], Value>;
+
+/** A new job's row: pending, or already running under `lease` with its first attempt counted. */
+export function jobRow(job: NewJob & { id: string }, now: Date, lease: Lease | null): JobRow {
+  const nowIso = now.toISOString();
+  return {
+    id: job.id,
+    tenant_id: job.tenantId,
+    submission_id: job.submissionId,
+    type: job.type,
+    status: lease ? 'running' : 'pending',
+    payload: job.payload ? JSON.stringify(job.payload) : null,
+    correlation_id: job.correlationId,
+    request_id: job.requestId,
+    attempts: lease ? 1 : 0,
+    max_attempts: job.maxAttempts,
+    run_at: job.runAt ?? nowIso,
+    locked_until: lease ? new Date(now.getTime() + lease.leaseMs).toISOString() : null,
+    locked_by: lease?.workerId ?? null,
+    queued_at: nowIso,
+    accepted_at: job.acceptedAt,
+    started_at: lease ? nowIso : null,
+    completed_at: null,
+    failed_at: null,
+    sla_deadline_at: job.slaDeadlineAt,
+    error_summary: null,
+    created_at: nowIso,
+    updated_at: nowIso,
+  };
+}
+
+/** What an accepted submission stores, besides its ids. */
+export interface SubmissionValues {
+  tenantId: string;
+  partnerId: string;
+  partnerSubmissionId: string;
+  partnerSubjectId: string;
+  correlationId: string;
+  requestId: string;
+  originalBody: string;
+  normalisedBody: string;
+  documentCount: number;
+  markerCount: number;
+}
+
+export function submissionRow(id: string, s: SubmissionValues, now: Date): SubmissionRow {
+  const nowIso = now.toISOString();
+  return {
+    id,
+    tenant_id: s.tenantId,
+    partner_id: s.partnerId,
+    subject_id: subjectIdFor(s.tenantId, s.partnerSubjectId),
+    partner_submission_id: s.partnerSubmissionId,
+    partner_subject_id: s.partnerSubjectId,
+    status: 'received',
+    correlation_id: s.correlationId,
+    request_id: s.requestId,
+    original_body: s.originalBody,
+    normalised_body: s.normalisedBody,
+    document_count: s.documentCount,
+    marker_count: s.markerCount,
+    received_at: nowIso,
+    created_at: nowIso,
+    updated_at: nowIso,
+  };
+}
+
+/** A submission's first job: checking it, due now, with the submission's SLA deadline. */
+export function firstJob(
+  ids: { jobId: string; submissionId: string },
+  s: SubmissionValues,
+  policy: { slaSeconds: number; maxAttempts: number },
+  now: Date,
+): NewJob & { id: string } {
+  return {
+    id: ids.jobId,
+    type: INGEST_JOB_TYPE,
+    tenantId: s.tenantId,
+    submissionId: ids.submissionId,
+    correlationId: s.correlationId,
+    requestId: s.requestId,
+    acceptedAt: now.toISOString(),
+    slaDeadlineAt: new Date(now.getTime() + policy.slaSeconds * 1000).toISOString(),
+    maxAttempts: policy.maxAttempts,
+  };
+}
+
+export function idempotencyRow(
+  claim: { partnerId: string; keyHash: string; requestHash: string; submissionId: string; jobId: string },
+  ttlMs: number,
+  now: Date,
+): IdempotencyRow {
+  return {
+    partner_id: claim.partnerId,
+    key_hash: claim.keyHash,
+    request_hash: claim.requestHash,
+    submission_id: claim.submissionId,
+    job_id: claim.jobId,
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + ttlMs).toISOString(),
+  };
+}
+
+export function resultRow(
+  r: { id: string; tenantId: string; submissionId: string; bundleJson: string },
+  now: Date,
+): ResultRow {
+  const nowIso = now.toISOString();
+  return {
+    id: r.id,
+    tenant_id: r.tenantId,
+    submission_id: r.submissionId,
+    bundle: r.bundleJson,
+    created_at: nowIso,
+    updated_at: nowIso,
+  };
+}
+
+/** A result's artifact of `type`, pending until the render step stores its bytes. */
+export function pendingArtifactRow(result: ResultRow, type: string): ArtifactRow {
+  return {
+    id: artifactIdFor(String(result.id), type),
+    tenant_id: result.tenant_id,
+    submission_id: result.submission_id,
+    result_id: result.id,
+    type,
+    availability: 'pending',
+    content_type: null,
+    file_name: null,
+    byte_size: null,
+    sha256: null,
+    generated_at: null,
+    created_at: result.created_at,
+    updated_at: result.updated_at,
+  };
+}
+
+/** Named-statement values for a row, each column under `prefix.column`. */
+export function rowValues(prefix: string, row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) out[`${prefix}.${column}`] = value;
+  return out;
+}

@@ -1,0 +1,186 @@
+import { type ExpressionBuilder, type Kysely, type QueryCreator, type SelectQueryBuilder, sql } from 'kysely';
+import type { Database } from './database.js';
+import { type NamedQuery, namedQuery, slot } from './prepared.js';
+import {
+  ARTIFACT_COLUMNS,
+  IDEMPOTENCY_COLUMNS,
+  JOB_COLUMNS,
+  RESULT_COLUMNS,
+  SUBMISSION_COLUMNS,
+} from './rows.js';
+
+/**
+ * The SQL both drivers run, built once from Kysely builders. Where a driver needs another shape
+ * (PostgreSQL folds several statements into one CTE), it composes these same pieces, so no
+ * statement is written twice. Row values come from `rows.ts`, bound under `prefix.column`.
+ */
+
+/** A named slot per column, `prefix.column`, for an insert of a row from `rows.ts`. */
+export function rowSlots<C extends string>(prefix: string, columns: readonly C[]): Record<C, string> {
+  const out = {} as Record<C, string>;
+  for (const column of columns) out[column] = slot(`${prefix}.${column}`);
+  return out;
+}
+
+/** The same slots as a select list (`$1 as "id", …`), for an `insert … select` in a CTE. */
+export function rowSelection<C extends string>(prefix: string, columns: readonly C[]) {
+  return columns.map((column) => sql`${slot(`${prefix}.${column}`)}`.as(column));
+}
+
+// Slots stand for values of every column type: the builders are told so once, here.
+type AnyRow = never;
+
+export const insertJob = (db: Kysely<Database>): NamedQuery =>
+  namedQuery(
+    db
+      .insertInto('jobs')
+      .values(rowSlots('j', JOB_COLUMNS) as AnyRow)
+      .compile(),
+  );
+
+export const insertSubmission = (db: Kysely<Database>) =>
+  db.insertInto('submissions').values(rowSlots('s', SUBMISSION_COLUMNS) as AnyRow);
+
+/** Claims the key, or takes it over once the previous claim has expired (24-hour scope). */
+export const claimIdempotencyKey = (db: Kysely<Database>) =>
+  db
+    .insertInto('idempotency_keys')
+    .values(rowSlots('k', IDEMPOTENCY_COLUMNS) as AnyRow)
+    .onConflict((oc) =>
+      oc
+        .columns(['partner_id', 'key_hash'])
+        .doUpdateSet((eb) => ({
+          request_hash: eb.ref('excluded.request_hash'),
+          submission_id: eb.ref('excluded.submission_id'),
+          job_id: eb.ref('excluded.job_id'),
+          created_at: eb.ref('excluded.created_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        }))
+        .where('idempotency_keys.expires_at', '<=', slot('k.created_at')),
+    )
+    .returning(['submission_id']);
+
+/** The claim that holds a key, with what the request that made it stored. */
+export const priorClaim = (db: Kysely<Database>) =>
+  db
+    .selectFrom('idempotency_keys')
+    .innerJoin('submissions', 'submissions.id', 'idempotency_keys.submission_id')
+    .select([
+      'idempotency_keys.submission_id',
+      'idempotency_keys.job_id',
+      sql<boolean>`idempotency_keys.request_hash = ${slot('k.request_hash')}`.as('same_request'),
+      // The body only when it is needed: to compare, when the request bytes differ.
+      sql<string | null>`case when idempotency_keys.request_hash = ${slot('k.request_hash')} then null
+        else submissions.original_body end`.as('original_body'),
+      'submissions.partner_submission_id',
+      'submissions.partner_subject_id',
+      'submissions.received_at',
+    ])
+    .where('idempotency_keys.partner_id', '=', slot('k.partner_id'))
+    .where('idempotency_keys.key_hash', '=', slot('k.key_hash'));
+
+/** The job columns a claim returns (`ClaimedRow`). */
+export const CLAIMED_COLUMNS = [
+  'id',
+  'tenant_id',
+  'submission_id',
+  'type',
+  'payload',
+  'correlation_id',
+  'request_id',
+  'attempts',
+  'max_attempts',
+  'accepted_at',
+  'sla_deadline_at',
+  'locked_by',
+] as const;
+
+/** Due jobs of `typeCount` kinds, oldest due first. */
+export function dueJobs(
+  db: Kysely<Database>,
+  typeCount: number,
+): SelectQueryBuilder<Database, 'jobs', { id: string }> {
+  // Literal statuses, not parameters: only then can the planner use the partial index.
+  return db
+    .selectFrom('jobs')
+    .select('id')
+    .where(sql<boolean>`status in ('pending', 'retrying')`)
+    .where('run_at', '<=', slot('now'))
+    .where(
+      'type',
+      'in',
+      Array.from({ length: typeCount }, (_, i) => slot(`type${i}`)),
+    )
+    .orderBy('run_at')
+    .limit(slot<number>('limit'));
+}
+
+/** What a claim sets: the lease, the counted attempt, the first start. */
+export const LEASE = {
+  status: slot('running'),
+  attempts: sql<number>`attempts + 1`,
+  locked_by: slot('workerId'),
+  locked_until: slot('lockedUntil'),
+  started_at: sql<string>`coalesce(started_at, ${slot('now')})`,
+  updated_at: slot('now'),
+};
+
+/** Jobs among `ids` that `workerId` still holds. */
+export function heldBy(eb: ExpressionBuilder<Database, 'jobs'>, workerId: string, ids: readonly string[]) {
+  return eb.and([eb('id', 'in', [...ids]), eb('locked_by', '=', workerId), eb('status', '=', 'running')]);
+}
+
+/** The result, unless the submission has one (a re-run of the scoring step). */
+export const insertResultIfAbsent = (db: Kysely<Database>) =>
+  db
+    .insertInto('results')
+    .values(rowSlots('r', RESULT_COLUMNS) as AnyRow)
+    .onConflict((oc) => oc.column('submission_id').doNothing())
+    .returning('id');
+
+export const insertArtifact = (db: Kysely<Database>) =>
+  db.insertInto('artifacts').values(rowSlots('a', ARTIFACT_COLUMNS) as AnyRow);
+
+/** One artifact marked available; `i` names its slots, so several fit in one statement. */
+export const markArtifactAvailable = (db: Kysely<Database>, i: number) =>
+  db
+    .updateTable('artifacts')
+    .set({
+      availability: sql.lit('available'),
+      content_type: slot(`contentType${i}`),
+      file_name: slot(`fileName${i}`),
+      byte_size: slot<number>(`byteSize${i}`),
+      sha256: slot(`sha256${i}`),
+      generated_at: slot('now'),
+      updated_at: slot('now'),
+    })
+    .where('id', '=', slot(`id${i}`));
+
+export const touchResult = (db: QueryCreator<Database>) =>
+  db
+    .updateTable('results')
+    .set({ updated_at: slot('now') })
+    .where('id', '=', slot('resultId'));
+
+/** Values for `markArtifactAvailable` slots. */
+export function availableValues(
+  artifacts: ReadonlyArray<{
+    artifactId: string;
+    contentType: string;
+    fileName: string;
+    byteSize: number;
+    sha256: string;
+  }>,
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [i, a] of artifacts.entries()) {
+    Object.assign(values, {
+      [`id${i}`]: a.artifactId,
+      [`contentType${i}`]: a.contentType,
+      [`fileName${i}`]: a.fileName,
+      [`byteSize${i}`]: a.byteSize,
+      [`sha256${i}`]: a.sha256,
+    });
+  }
+  return values;
+}

@@ -1,0 +1,48 @@
+import type { IngestCommand, IngestOutcome } from './repositories/ingest.js';
+import type { ResultRecord } from './repositories/results.js';
+import type { SubmissionRecord } from './repositories/submissions.js';
+import type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
+
+/**
+ * The only part of the store the HTTP layer may import: data access bound to one account
+ * (Medplum's `getRepoForLogin`, Svix's `secure_find`). Authentication puts one on each request;
+ * every query it runs carries the account's predicate, so a route cannot read or write another
+ * account's rows by forgetting one. Unscoped access (`Store.system`) is for workers, the CLI and
+ * the authenticator, and never reaches a route.
+ */
+export interface TenantAccess {
+  readonly tenantId: string;
+  readonly submissions: {
+    /** The submission with its result, counts and jobs, as of one moment. */
+    get(submissionId: string): Promise<SubmissionRecord | undefined>;
+    /** Stores a validated submission with its first job and idempotency claim (group commit). */
+    ingest(command: TenantIngestCommand): Promise<IngestOutcome>;
+  };
+  readonly results: {
+    get(resultId: string): Promise<ResultRecord | undefined>;
+  };
+  readonly artifacts: {
+    downloadable(artifactId: string): Promise<DownloadableArtifact | undefined>;
+    recreation(artifactId: string): Promise<ArtifactRecreation | undefined>;
+    restore(artifactId: string, body: Buffer): Promise<void>;
+  };
+}
+
+/** An ingest command of the account the access is bound to. */
+export type TenantIngestCommand = Omit<IngestCommand, 'tenantId'>;
+
+/**
+ * How the HTTP layer gets a `TenantAccess`: for the authenticated account, or, for a key-less
+ * download, for the account that owns the artifact a signed link names.
+ */
+export interface TenantGateway {
+  forTenant(tenantId: string): TenantAccess;
+  /** The access of the artifact's account, or undefined for an artifact that does not exist. */
+  forArtifact(artifactId: string): Promise<TenantAccess | undefined>;
+}
+
+export type { IngestOutcome } from './repositories/ingest.js';
+export type { StoredSubmission } from './repositories/pipeline.js';
+export type { ArtifactRecord, ResultRecord } from './repositories/results.js';
+export type { JobRecord, SubmissionRecord } from './repositories/submissions.js';
+export type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
