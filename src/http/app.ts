@@ -137,6 +137,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         route: request.routeOptions.url ?? 'unmatched',
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
+        // The same key the lines of this request's jobs and callbacks carry.
+        requestId: request.id,
         tenantId: request.principal?.tenantId,
         correlationId: correlationIdOf(request),
         ...(request.errorCode ? { errorCode: request.errorCode } : {}),

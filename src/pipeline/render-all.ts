@@ -2,14 +2,14 @@ import type { ModelResult } from '../domain/model/types.js';
 import type { NormalisedSubmission } from '../domain/submission/index.js';
 import type { ArtifactType } from '../domain/submission/outcomes.js';
 import { sha256Hex } from '../hash.js';
-import { buildReport, renderArtifact } from '../reports/index.js';
-import type { RenderedReport, RenderInput, RenderSource } from './render-types.js';
+import { buildReport, type ReportInput, renderArtifact } from '../reports/index.js';
+import type { RenderedReport, RenderSource } from './render-types.js';
 
 /**
  * What a report is built from. Reports carry the time of receipt rather than the clock, so a
  * re-render produces the same bytes.
  */
-export function reportInput(source: RenderSource): RenderInput {
+export function reportInput(source: RenderSource): ReportInput {
   const sub = JSON.parse(source.normalisedBody) as NormalisedSubmission;
   return {
     resultId: source.resultId,

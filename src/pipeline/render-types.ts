@@ -1,5 +1,3 @@
-import type { ModelResult } from '../domain/model/types.js';
-import type { NormalisedSubmission } from '../domain/submission/index.js';
 import type { ArtifactType } from '../domain/submission/outcomes.js';
 
 /** What crosses between the render step, its threads and the renderers. */
@@ -19,16 +17,6 @@ export interface RenderSource {
   normalisedBody: string;
   /** The model result bundle, as stored (JSON). */
   bundle: string;
-}
-
-export interface RenderInput {
-  resultId: string;
-  submissionId: string;
-  partnerSubmissionId: string;
-  partnerSubjectId: string;
-  generatedAt: string;
-  submission: NormalisedSubmission;
-  result: ModelResult;
 }
 
 export interface RenderedReport {

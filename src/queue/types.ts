@@ -24,8 +24,8 @@ export type Completion = (trx: Transaction<Database>, ctx: CompletionContext) =>
 export interface HandlerContext {
   /** Aborted when the lease is lost or the worker shuts down: stop and throw. */
   signal: AbortSignal;
-  /** Carries the job's ids (request, correlation, tenant, submission, job). */
-  log: Logger;
+  /** Carries the job's ids (request, correlation, tenant, submission, job), and any the step adds. */
+  readonly log: Logger;
   /** The service's clock: what a step stamps or signs reads this, never `new Date()`. */
   clock: Clock;
 }

@@ -204,7 +204,14 @@ export class Worker {
     const started = performance.now();
     try {
       if (!def) throw new PermanentJobError('No worker can run this kind of step.');
-      const completion = await def.run(job, { signal, log: context.log, clock: this.clock });
+      const completion = await def.run(job, {
+        signal,
+        clock: this.clock,
+        // Read when used: ids the step adds to its context (`addToContext`) show from then on.
+        get log() {
+          return context.log;
+        },
+      });
       if (signal.aborted) throw new LeaseLost();
       const chained: ClaimedJob[] = [];
       await batcher.submit(

@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from './database.js';
 import type { Driver } from './driver.js';
-import { type Executor, type NamedQuery, namedQuery, type PreparedRunner, slot } from './prepared.js';
+import { type Executor, type NamedQuery, namedQuery, slot } from './prepared.js';
 
 /**
  * Where artifact bytes live. `put` is called inside the transaction that marks the artifact
@@ -28,13 +26,8 @@ export class DatabaseArtifactStore implements ArtifactStore {
   /** Multi-row upserts, by row count. */
   private readonly upserts = new Map<number, NamedQuery>();
 
-  private readonly db: Kysely<Database>;
-  private readonly runner: PreparedRunner;
-
-  constructor(driver: Driver) {
+  constructor(private readonly driver: Driver) {
     const db = driver.db;
-    this.db = db;
-    this.runner = driver.runner;
     this.select = namedQuery(
       db.selectFrom('artifact_contents').select('body').where('artifact_id', '=', slot('id')).compile(),
     );
@@ -44,7 +37,7 @@ export class DatabaseArtifactStore implements ArtifactStore {
     let query = this.upserts.get(count);
     if (!query) {
       query = namedQuery(
-        this.db
+        this.driver.db
           .insertInto('artifact_contents')
           .values(
             Array.from({ length: count }, (_, i) => ({
@@ -73,11 +66,13 @@ export class DatabaseArtifactStore implements ArtifactStore {
       values[`id${i}`] = item.artifactId;
       values[`body${i}`] = item.body;
     }
-    await this.runner.run(trx, this.upsertOf(items.length), values);
+    await this.driver.runner.run(trx, this.upsertOf(items.length), values);
   }
 
   async get(artifactId: string): Promise<Buffer | undefined> {
-    const [row] = await this.runner.all<{ body: Uint8Array }>(this.db, this.select, { id: artifactId });
+    const [row] = await this.driver.runner.all<{ body: Uint8Array }>(this.driver.db, this.select, {
+      id: artifactId,
+    });
     return row ? Buffer.from(row.body.buffer, row.body.byteOffset, row.body.byteLength) : undefined;
   }
 }

@@ -67,7 +67,8 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
   const delayAfter = (attempt: number): number =>
     config.scheduleMs[Math.min(attempt, config.scheduleMs.length - 1)] ?? 0;
   return {
-    async run(job, { log, clock }) {
+    async run(job, ctx) {
+      const { clock } = ctx;
       const eventId = eventIdOf(job);
       const event = await store.webhooks.event(db, eventId);
       if (!event) throw new PermanentJobError('The event to deliver no longer exists.');
@@ -121,19 +122,19 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
       // commitsUrgently): one commit after the receiver's 2xx, not two, so a crash in between
       // rarely leaves a delivery unrecorded and sent again.
       if (!outcome.ok) await store.batcher.submit((trx) => store.webhooks.recordAttempt(trx, attempt));
+      // The context's logger adds the job's ids and the submission.
       const line = {
         eventId,
         deliveryId,
         resultId: event.resultId,
-        submissionId: submissionOf(event.body),
         statusCode: outcome.statusCode,
         latencyMs: outcome.latencyMs,
       };
-      if (outcome.ok) log.info(line, 'webhook delivered');
+      if (outcome.ok) ctx.log.info(line, 'webhook delivered');
       else {
         const last = job.attempt >= job.maxAttempts;
         const next = new Date(clock().getTime() + delayAfter(job.attempt));
-        log.warn(
+        ctx.log.warn(
           { ...line, errorClass: outcome.errorClass, nextAttemptAt: last ? null : next.toISOString() },
           last ? 'webhook attempt failed; no attempts left' : 'webhook attempt failed; will retry',
         );

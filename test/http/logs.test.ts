@@ -126,3 +126,50 @@ describe('job and callback log lines', () => {
     }
   });
 });
+
+describe('one submission’s lines', () => {
+  it('carry the ids of the request that sent it, from its access line to its callback attempt', async () => {
+    const receiver = new TestReceiver();
+    const url = await receiver.start();
+    const service = await startTestService({ WEBHOOK_ALLOW_INSECURE: 'true' });
+    try {
+      const account = await createAccount(service);
+      const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+      expect(set.code, set.stderr).toBe(0);
+      const res = await postSubmission(service, bodyFor(account), {
+        apiKey: account.apiKey,
+        correlationId: 'corr-joined',
+        headers: { 'x-request-id': 'req-joined-1' },
+      });
+      expect(res.status).toBe(202);
+      const submissionId = res.json.submissionId as string;
+      await waitUntil(
+        async () => lines(service.logs).some((l) => l.msg === 'webhook delivered'),
+        60_000,
+        'the callback to be delivered',
+      );
+
+      const mine = lines(service.logs).filter((l) => l.submissionId === submissionId);
+      // The request, each job of the pipeline, the delivery job and its attempt.
+      expect(mine.map((l) => l.msg)).toEqual(
+        expect.arrayContaining(['request', 'job completed', 'webhook delivered']),
+      );
+      expect(mine.filter((l) => l.msg === 'job completed').map((l) => l.jobType)).toEqual([
+        'pipeline.ingest_validate',
+        'pipeline.score',
+        'pipeline.render_reports',
+        'webhook.deliver',
+      ]);
+      for (const line of mine) {
+        expect(line, String(line.msg)).toMatchObject({
+          requestId: 'req-joined-1',
+          correlationId: 'corr-joined',
+          tenantId: account.tenantId,
+        });
+      }
+    } finally {
+      await service.stop();
+      await receiver.stop();
+    }
+  });
+});

@@ -1,9 +1,8 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { iso, isoOrNull } from '../codec.js';
-import type { Database } from '../database.js';
 import type { Driver } from '../driver.js';
 import { newId } from '../ids.js';
-import { type Executor as Db, type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
+import { type Executor as Db, type NamedQuery, namedQuery, slot } from '../prepared.js';
 
 export interface EndpointRecord {
   partnerId: string;
@@ -64,13 +63,8 @@ export class WebhooksRepository {
   /** Run for every completed submission: built once, run as a prepared statement. */
   private readonly readySource: NamedQuery;
 
-  private readonly db: Kysely<Database>;
-  private readonly runner: PreparedRunner;
-
-  constructor(driver: Driver) {
+  constructor(private readonly driver: Driver) {
     const db = driver.db;
-    this.db = db;
-    this.runner = driver.runner;
     this.readySource = namedQuery(
       db
         .selectFrom('submissions as s')
@@ -107,7 +101,7 @@ export class WebhooksRepository {
    * preferred available artifact), or undefined when its partner has no callback registered.
    */
   async readyEventSource(trx: Db, submissionId: string): Promise<ReadyEventSource | undefined> {
-    const [row] = await this.runner.all<ReadyEventSource>(trx, this.readySource, {
+    const [row] = await this.driver.runner.all<ReadyEventSource>(trx, this.readySource, {
       submissionId,
       available: 'available',
     });
@@ -294,7 +288,7 @@ export class WebhooksRepository {
     limit: number,
   ): Promise<Array<EventRecord & { attempts: AttemptRecord[] }>> {
     const events = (
-      await this.db
+      await this.driver.db
         .selectFrom('webhook_events')
         .selectAll()
         .where('partner_id', '=', partnerId)
@@ -304,7 +298,7 @@ export class WebhooksRepository {
         .execute()
     ).map(toEvent);
     if (events.length === 0) return [];
-    const attempts = await this.db
+    const attempts = await this.driver.db
       .selectFrom('webhook_attempts')
       .selectAll()
       .where(
