@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { processCpuMs } from './lib/cpu.mjs';
 import { openBenchStore } from './lib/store.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -115,7 +116,11 @@ async function measure(name, args, port, urlPath, apiKey) {
     // Warm-up: JIT, caches, SQLite pages.
     const warmup = wrk(`http://127.0.0.1:${port}${urlPath}`, apiKey, 2);
     const results = [];
+    // The server's CPU per request over the measured runs: steadier than req/s on a machine whose
+    // two cores it shares with the load generator (and PostgreSQL), so a change shows in it first.
+    const cpuBefore = processCpuMs(child.pid);
     for (let i = 0; i < runs; i++) results.push(wrk(`http://127.0.0.1:${port}${urlPath}`, apiKey));
+    const cpuAfter = processCpuMs(child.pid);
     const median = (k) => results.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(results.length / 2)];
     return {
       name,
@@ -126,6 +131,10 @@ async function measure(name, args, port, urlPath, apiKey) {
       non2xx: results.reduce((s, r) => s + r.non2xx, 0),
       errors: results.reduce((s, r) => s + r.errors, 0),
       requests: results.reduce((s, r) => s + r.requests, 0),
+      cpuMsPerRequest:
+        cpuBefore === undefined || cpuAfter === undefined
+          ? undefined
+          : (cpuAfter - cpuBefore) / results.reduce((s, r) => s + r.requests, 0),
       // Everything sent, warm-up included, for the durability check below.
       sent: warmup.requests + results.reduce((s, r) => s + r.requests, 0),
       sentNon2xx: warmup.non2xx + results.reduce((s, r) => s + r.non2xx, 0),
@@ -159,7 +168,9 @@ const fmt = (r) =>
     .toFixed(2)
     .padStart(
       6,
-    )} ms   peak RSS ${r.peakRssMb.toFixed(0).padStart(4)} MB   non-2xx ${r.non2xx}   socket errors ${r.errors}`;
+    )} ms   peak RSS ${r.peakRssMb.toFixed(0).padStart(4)} MB   non-2xx ${r.non2xx}   socket errors ${r.errors}${
+    r.cpuMsPerRequest === undefined ? '' : `   cpu ${r.cpuMsPerRequest.toFixed(3)} ms/req`
+  }`;
 console.log(
   `\nbench:ingest  ${connections} connections, ${duration}s x ${runs} runs (median), wrk -t1, ${os.cpus().length} cores`,
 );

@@ -304,12 +304,17 @@ export class Worker {
  * and the job's own, on every line its step logs.
  */
 export function jobContext(job: ClaimedJob, logger: Logger, clock: Clock): WorkContext {
-  return workContext(logger.child({ jobId: job.id, jobType: job.type, attempt: job.attempt }), clock, {
-    requestId: job.requestId ?? undefined,
-    correlationId: job.correlationId ?? undefined,
-    tenantId: job.tenantId,
-    submissionId: job.submissionId ?? undefined,
-  });
+  return workContext(
+    logger,
+    clock,
+    {
+      requestId: job.requestId ?? undefined,
+      correlationId: job.correlationId ?? undefined,
+      tenantId: job.tenantId,
+      submissionId: job.submissionId ?? undefined,
+    },
+    { jobId: job.id, jobType: job.type, attempt: job.attempt },
+  );
 }
 
 export { WorkerStoppedError };

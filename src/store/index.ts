@@ -69,6 +69,7 @@ export interface SystemStore {
  */
 export class Store implements TenantGateway {
   readonly system: SystemStore;
+  private readonly tenants = new Map<string, TenantAccess>();
 
   constructor(
     readonly driver: Driver,
@@ -125,13 +126,28 @@ export class Store implements TenantGateway {
     );
   }
 
-  /** Data access bound to one account: every query it runs carries the account's predicate. */
+  /**
+   * Data access bound to one account: every query it runs carries the account's predicate. The
+   * objects hold nothing but the account's id, so one per account is kept and handed to each of
+   * its requests (a few thousand accounts at most; the map starts again past that).
+   */
   forTenant(tenantId: string): TenantAccess {
+    let access = this.tenants.get(tenantId);
+    if (!access) {
+      if (this.tenants.size >= 10_000) this.tenants.clear();
+      access = this.scoped(tenantId);
+      this.tenants.set(tenantId, access);
+    }
+    return access;
+  }
+
+  private scoped(tenantId: string): TenantAccess {
     const { system, driver } = this;
+    const submissions = new TenantSubmissions(driver, tenantId);
     return {
       tenantId,
       submissions: {
-        get: (submissionId) => new TenantSubmissions(driver, tenantId).get(submissionId),
+        get: (submissionId) => submissions.get(submissionId),
         ingest: (command) => system.ingest.ingest({ ...command, tenantId }),
       },
       results: new TenantResults(driver.db, tenantId),

@@ -31,18 +31,25 @@ export function preparedStatementName(sql: string): string | undefined {
 
 export function namedQuery(compiled: { sql: string; parameters: readonly unknown[] }): NamedQuery {
   if (!statementNames.has(compiled.sql)) statementNames.set(compiled.sql, `hs_${statementNames.size + 1}`);
+  // A slot named `row.column` takes the column of the row passed under `row` (`rows.ts`), so a
+  // whole row binds without copying it into prefixed keys on every execution.
   const order = compiled.parameters.map((p) => {
     if (typeof p !== 'string' || !p.startsWith(SLOT)) {
       throw new Error(`prepared query has a literal parameter ${String(p)}; use slot() for every value`);
     }
-    return p.slice(SLOT.length);
+    const name = p.slice(SLOT.length);
+    const dot = name.indexOf('.');
+    return dot < 0
+      ? { name, row: undefined, column: name }
+      : { name, row: name.slice(0, dot), column: name.slice(dot + 1) };
   });
   return {
     sql: compiled.sql,
     bind(values) {
-      return order.map((name) => {
-        if (!(name in values)) throw new Error(`missing value for slot ${name}`);
-        return values[name];
+      return order.map(({ name, row, column }) => {
+        const source = row === undefined ? values : (values[row] as Record<string, unknown> | undefined);
+        if (source === undefined || !(column in source)) throw new Error(`missing value for slot ${name}`);
+        return source[column];
       });
     },
   };

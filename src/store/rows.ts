@@ -227,10 +227,3 @@ export function pendingArtifactRow(result: ResultRow, type: string): ArtifactRow
     updated_at: result.updated_at,
   };
 }
-
-/** Named-statement values for a row, each column under `prefix.column`. */
-export function rowValues(prefix: string, row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [column, value] of Object.entries(row)) out[`${prefix}.${column}`] = value;
-  return out;
-}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cliFor } from '../helpers/cli.js';
+import { SkewedClock } from '../helpers/clock.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { TestReceiver } from '../helpers/receiver.js';
 import { bodyFor, createAccount, postSubmission, startTestService } from '../helpers/service.js';
@@ -61,10 +62,14 @@ describe('job and callback log lines', () => {
     const receiver = new TestReceiver();
     const url = await receiver.start();
     receiver.replies = [503];
-    const service = await startTestService({
-      WEBHOOK_ALLOW_INSECURE: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '0s,2s,2s',
-    });
+    // The retry is due two seconds after the failure on the service's clock, which the test moves
+    // once the failure is recorded instead of waiting for them to pass.
+    const clock = new SkewedClock();
+    const service = await startTestService(
+      { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCHEDULE: '0s,2s,2s' },
+      'all',
+      { clock: clock.date },
+    );
     try {
       const account = await createAccount(service);
       const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
@@ -72,6 +77,15 @@ describe('job and callback log lines', () => {
       const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
       expect(res.status).toBe(202);
       const submissionId = res.json.submissionId as string;
+      await waitUntil(
+        async () =>
+          lines(service.logs).some(
+            (l) => l.msg === 'job failed; will retry' && l.jobType === 'webhook.deliver',
+          ),
+        60_000,
+        'the first attempt to fail',
+      );
+      clock.advance(2_000);
       await waitUntil(
         async () =>
           lines(service.logs).some((l) => l.msg === 'job completed' && l.jobType === 'webhook.deliver'),

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/webhooks/signing.js';
 import { cliFor } from '../helpers/cli.js';
+import { msOf, SkewedClock } from '../helpers/clock.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { TestReceiver } from '../helpers/receiver.js';
 import {
@@ -119,16 +120,38 @@ describe('result.ready delivery', () => {
   const receiver = new TestReceiver();
   let url: string;
   let service: TestService;
+  const clock = new SkewedClock();
+
+  /** Once the account's delivery has failed attempt `attempt`, moves the clock to its retry. */
+  async function retryDue(account: TestAccount, attempt: number): Promise<void> {
+    const row = await waitUntil(
+      async () => {
+        const r = await service.store.driver.db
+          .selectFrom('jobs')
+          .select(['status', 'attempts', 'run_at'])
+          .where('type', '=', 'webhook.deliver')
+          .where('tenant_id', '=', account.tenantId)
+          .executeTakeFirst();
+        return r?.status === 'retrying' && r.attempts === attempt && r;
+      },
+      DEADLINE,
+      `attempt ${attempt} to fail`,
+    );
+    clock.advance(Math.max(0, msOf(row.run_at) - clock.ms()) + 1);
+  }
 
   beforeAll(async () => {
     url = await receiver.start();
     // The default per-attempt timeout (10 s): an answer from this loopback receiver never
     // comes near it, however loaded the machine. (With 500 ms, a slow 503 or 204 was recorded as
     // a timeout and retried.) A receiver that never answers is tested on sendOnce alone.
-    service = await startTestService({
-      WEBHOOK_ALLOW_INSECURE: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '0s,1s,1s',
-    });
+    // Retries are due a second after a failure on the service's clock, which the tests move
+    // (`retryDue`) rather than wait for.
+    service = await startTestService(
+      { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCHEDULE: '0s,1s,1s' },
+      'all',
+      { clock: clock.date },
+    );
   });
   afterAll(async () => {
     await service.stop();
@@ -256,6 +279,8 @@ describe('result.ready delivery', () => {
     receiver.replies = ['reset', 503];
     const before = receiver.deliveries.length;
     await submitAndComplete(service, account);
+    await retryDue(account, 1);
+    await retryDue(account, 2);
     await waitUntil(async () => receiver.deliveries.length >= before + 3, DEADLINE, 'three attempts');
     const three = receiver.deliveries.slice(before, before + 3);
     const eventIds = new Set(three.map((d) => header(d, 'x-healthspan-event-id')));
@@ -265,9 +290,11 @@ describe('result.ready delivery', () => {
     for (const d of three) expect(verifyWebhook(d.rawBody, d.headers, secret)).toMatchObject({ ok: true });
     // The body is the same bytes every time; only the signature's timestamp moves.
     expect(new Set(three.map((d) => d.rawBody.toString('utf8'))).size).toBe(1);
-    // A retry never comes before its scheduled delay (1 s after the previous attempt ended).
-    expect(three[1]!.receivedAt - three[0]!.receivedAt).toBeGreaterThanOrEqual(1000);
-    expect(three[2]!.receivedAt - three[1]!.receivedAt).toBeGreaterThanOrEqual(1000);
+    // A retry never comes before its scheduled delay (1 s after the previous attempt ended), on
+    // the service's clock, as the signatures' timestamps (whole seconds) show.
+    const sentAt = three.map((d) => Number(header(d, 'x-healthspan-timestamp')));
+    expect(sentAt[1]! - sentAt[0]!).toBeGreaterThanOrEqual(1);
+    expect(sentAt[2]! - sentAt[1]!).toBeGreaterThanOrEqual(1);
 
     const log = await deliveriesOnce(service, account.partnerId, 'delivered');
     expect(
@@ -285,6 +312,8 @@ describe('result.ready delivery', () => {
     receiver.fallback = 500;
     const before = receiver.deliveries.length;
     const resultId = await submitAndComplete(service, account);
+    await retryDue(account, 1);
+    await retryDue(account, 2);
     const failed = await deliveriesOnce(service, account.partnerId, 'failed');
     expect(failed.deliveries[0]!.attempts).toHaveLength(3);
     expect(receiver.deliveries.length - before).toBe(3);

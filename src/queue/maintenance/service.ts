@@ -51,7 +51,7 @@ export class Maintenance {
 
   private pass(service: MaintenanceService): void {
     if (this.stopped || this.running.has(service.name)) return;
-    const context = workContext(this.logger.child({ maintenance: service.name }), this.clock, {});
+    const context = workContext(this.logger, this.clock, {}, { maintenance: service.name });
     const pass = runInContext(context, async () => {
       try {
         const report = await service.runOnce();

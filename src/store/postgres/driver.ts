@@ -17,7 +17,6 @@ import {
   type ArtifactRow,
   JOB_COLUMNS,
   type ResultRow,
-  rowValues,
   SUBMISSION_COLUMNS,
 } from '../rows.js';
 import {
@@ -174,9 +173,9 @@ export function openPostgresDriver(
 
     async ingest(executor: Executor, rows: IngestRows): Promise<IngestWrite> {
       const [row] = await runner.all<IngestRow>(executor, ingestQuery, {
-        ...rowValues('k', rows.claim),
-        ...rowValues('s', rows.submission),
-        ...rowValues('j', rows.job),
+        k: rows.claim,
+        s: rows.submission,
+        j: rows.job,
       });
       if (!row) throw new Error('the ingest statement returned no row');
       if (row.created === 1) return { created: true };
@@ -188,8 +187,8 @@ export function openPostgresDriver(
       const query = cached(results, artifacts.length, () =>
         namedQuery(createResultStatement(db, artifacts.length).compile()),
       );
-      const values: Record<string, unknown> = rowValues('r', result);
-      for (const [i, artifact] of artifacts.entries()) Object.assign(values, rowValues(`a${i}`, artifact));
+      const values: Record<string, unknown> = { r: result };
+      for (const [i, artifact] of artifacts.entries()) values[`a${i}`] = artifact;
       const [row] = await runner.all<{ created: number }>(trx, query, values);
       return row?.created === 1;
     },

@@ -4,14 +4,7 @@ import type { Committer } from '../commit-batcher.js';
 import type { Driver, PriorClaim } from '../driver.js';
 import { newId } from '../ids.js';
 import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
-import {
-  firstJob,
-  idempotencyRow,
-  jobRow,
-  rowValues,
-  type SubmissionValues,
-  submissionRow,
-} from '../rows.js';
+import { firstJob, idempotencyRow, jobRow, type SubmissionValues, submissionRow } from '../rows.js';
 import { priorClaim } from '../statements.js';
 
 /** One validated submission to store: its values, and what its idempotency is decided on. */
@@ -122,7 +115,7 @@ export class IngestWriter {
     if (!prior) {
       // Not seen on the way (SQLite reads it apart; on PostgreSQL the winner committed after
       // the statement's snapshot): read it now, with a fresh one.
-      [prior] = await this.driver.runner.all<PriorClaim>(db, this.prior, rowValues('k', claim));
+      [prior] = await this.driver.runner.all<PriorClaim>(db, this.prior, { k: claim });
       if (!prior) throw new Error('idempotency key vanished during its own transaction');
     }
     if (!prior.same_request && !c.sameBody(prior.original_body ?? '')) return { kind: 'mismatch' };

@@ -4,7 +4,7 @@ import { iso, isoOrNull, json } from '../codec.js';
 import type { ClaimedRow, Driver } from '../driver.js';
 import { newId } from '../ids.js';
 import { type Executor, type NamedQuery, namedQuery, slot } from '../prepared.js';
-import { jobRow, rowValues } from '../rows.js';
+import { jobRow } from '../rows.js';
 import { CLAIMED_COLUMNS, insertJob } from '../statements.js';
 
 function toClaimed(row: ClaimedRow): ClaimedJob {
@@ -77,7 +77,7 @@ export class JobsRepository {
 
   private async insert(db: Executor, job: NewJob, now: Date, lease: Lease | null): Promise<ClaimedJob> {
     const row = jobRow({ ...job, id: job.id ?? newId() }, now, lease);
-    await this.driver.runner.run(db, this.q.enqueue, rowValues('j', row));
+    await this.driver.runner.run(db, this.q.enqueue, { j: row });
     return toClaimed(row as ClaimedRow);
   }
 

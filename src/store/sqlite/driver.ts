@@ -14,7 +14,7 @@ import type {
 } from '../driver.js';
 import { pollForMigrationLock } from '../locks.js';
 import { type NamedQuery, namedQuery } from '../prepared.js';
-import { type ArtifactRow, type ResultRow, rowValues } from '../rows.js';
+import type { ArtifactRow, ResultRow } from '../rows.js';
 import {
   availableValues,
   CLAIMED_COLUMNS,
@@ -144,18 +144,18 @@ export function openSqliteDriver(dataDir: string): Driver {
     },
 
     async ingest(executor: Executor, rows: IngestRows): Promise<IngestWrite> {
-      const values = rowValues('k', rows.claim);
+      const values = { k: rows.claim };
       const [claimed] = await runner.all<{ submission_id: string }>(executor, q.claimKey, values);
       if (claimed?.submission_id !== rows.claim.submission_id) return { created: false, prior: undefined };
-      await runner.run(executor, q.submission, rowValues('s', rows.submission));
-      await runner.run(executor, q.job, rowValues('j', rows.job));
+      await runner.run(executor, q.submission, { s: rows.submission });
+      await runner.run(executor, q.job, { j: rows.job });
       return { created: true };
     },
 
     async createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]) {
-      const [created] = await runner.all<{ id: string }>(trx, q.result, rowValues('r', result));
+      const [created] = await runner.all<{ id: string }>(trx, q.result, { r: result });
       if (!created) return false;
-      for (const artifact of artifacts) await runner.run(trx, q.artifact, rowValues('a', artifact));
+      for (const artifact of artifacts) await runner.run(trx, q.artifact, { a: artifact });
       return true;
     },
 
