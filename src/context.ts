@@ -82,11 +82,6 @@ export function runInContext<T>(context: WorkContext, fn: () => T): T {
   return storage.run(context, fn);
 }
 
-/** The context of the work running now, if any. */
-export function currentContext(): WorkContext | undefined {
-  return storage.getStore();
-}
-
 /**
  * Adds ids learnt during the work (the tenant once authenticated, the submission once stored) to
  * the current context, so later lines carry them.

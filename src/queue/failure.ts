@@ -71,7 +71,7 @@ export async function recordFailure(
 }
 
 /** Expected failures are named by class; anything else keeps its stack for whoever debugs it. */
-export function describeFailure(error: unknown): Record<string, unknown> {
+function describeFailure(error: unknown): Record<string, unknown> {
   if (error instanceof ExpectedJobError) return { errorClass: error.errorClass };
   if (error instanceof PermanentJobError || error instanceof WorkerStoppedError) {
     return { errorClass: error.constructor.name };

@@ -6,7 +6,7 @@ import type { JobNotifier } from '../jobs/notifier.js';
 import type { ClaimedJob } from '../jobs/types.js';
 import type { Committer } from '../store/commit-batcher.js';
 import type { JobsRepository } from '../store/repositories/jobs.js';
-import { logFailure, planFailure, type RetryPolicy, recordFailure, WorkerStoppedError } from './failure.js';
+import { logFailure, planFailure, type RetryPolicy, recordFailure } from './failure.js';
 import type { JobKinds } from './kinds.js';
 import { type JobDefinition, PermanentJobError } from './types.js';
 
@@ -47,7 +47,7 @@ export const WORKER_DEFAULTS = {
 } as const;
 
 /** A third of the lease, so two beats can be missed before it runs out; at least 500 ms. */
-export function heartbeatFor(leaseMs: number): number {
+function heartbeatFor(leaseMs: number): number {
   return Math.max(500, Math.floor(leaseMs / 3));
 }
 
@@ -316,5 +316,3 @@ export function jobContext(job: ClaimedJob, logger: Logger, clock: Clock): WorkC
     { jobId: job.id, jobType: job.type, attempt: job.attempt },
   );
 }
-
-export { WorkerStoppedError };

@@ -1,7 +1,7 @@
 import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely';
 import { Migrator } from 'kysely';
 import type { Database } from './database.js';
-import type { Driver, DriverName } from './driver.js';
+import type { Driver } from './driver.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export { MIGRATION_LOCK_KEY } from './locks.js';
@@ -65,5 +65,3 @@ export async function pendingMigrations(driver: Driver): Promise<string[]> {
   const all = await migrator(driver.db, driver).getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }
-
-export type { DriverName };

@@ -157,10 +157,12 @@ describe('one submission’s lines', () => {
       });
       expect(res.status).toBe(202);
       const submissionId = res.json.submissionId as string;
+      // The delivery job's own line comes last, after the commit that records the delivery.
       await waitUntil(
-        async () => lines(service.logs).some((l) => l.msg === 'webhook delivered'),
+        async () =>
+          lines(service.logs).some((l) => l.msg === 'job completed' && l.jobType === 'webhook.deliver'),
         60_000,
-        'the callback to be delivered',
+        'the callback to be delivered and its job completed',
       );
 
       const mine = lines(service.logs).filter((l) => l.submissionId === submissionId);
