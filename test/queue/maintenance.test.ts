@@ -40,6 +40,21 @@ function newJob(clock: ManualClock, maxAttempts = 2): NewJob {
   };
 }
 
+/** A logger whose lines the test reads. */
+function capturedLogger() {
+  const lines: string[] = [];
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    }),
+  );
+  return { lines, logger };
+}
+
 const jobStatuses = async () =>
   (await store.driver.db.selectFrom('jobs').select('status').orderBy('id').execute()).map((r) => r.status);
 
@@ -127,16 +142,7 @@ describe('the rescuer', () => {
       },
     };
     const kinds = new JobKinds().register('kind.test', definition);
-    const lines: string[] = [];
-    const logger = pino(
-      { level: 'info' },
-      new Writable({
-        write(chunk, _enc, cb) {
-          lines.push(String(chunk));
-          cb();
-        },
-      }),
-    );
+    const { lines, logger } = capturedLogger();
     const rescuer = new Rescuer({ store: store.system, kinds, clock: clock.date, logger });
     const job = await claimed(clock, 'dead-worker', 300);
 
@@ -188,16 +194,7 @@ describe('the rescuer', () => {
 
 describe('the maintenance runner', () => {
   it('runs each service at start and on its interval, logs what a pass did, and survives a failing pass', async () => {
-    const lines: string[] = [];
-    const logger = pino(
-      { level: 'info' },
-      new Writable({
-        write(chunk, _enc, cb) {
-          lines.push(String(chunk));
-          cb();
-        },
-      }),
-    );
+    const { lines, logger } = capturedLogger();
     let passes = 0;
     const counting: MaintenanceService = {
       name: 'counting',
