@@ -6,8 +6,6 @@ import type { Database } from './database.js';
 import type { Executor, PreparedRunner } from './prepared.js';
 import type { ArtifactRow, IdempotencyRow, JobRow, ResultRow, SubmissionRow } from './rows.js';
 
-export type { Executor } from './prepared.js';
-
 export type DriverName = 'sqlite' | 'postgres';
 
 /** A job row as a claim returns it. */

@@ -4,16 +4,9 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { CommitBatcher } from '../commit-batcher.js';
 import type { Database } from '../database.js';
-import type {
-  AvailableArtifactValues,
-  ClaimedRow,
-  Driver,
-  Executor,
-  IngestRows,
-  IngestWrite,
-} from '../driver.js';
+import type { AvailableArtifactValues, ClaimedRow, Driver, IngestRows, IngestWrite } from '../driver.js';
 import { pollForMigrationLock } from '../locks.js';
-import { type NamedQuery, namedQuery } from '../prepared.js';
+import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
 import type { ArtifactRow, ResultRow } from '../rows.js';
 import {
   availableValues,
