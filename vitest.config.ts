@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Tests that open a store: they run once per store (the `sqlite` and `postgres` projects). */
-const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks', 'readme'].map(
+const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks', 'readme', 'lifecycle'].map(
   (d) => `test/${d}/**/*.test.ts`,
 );
 /**

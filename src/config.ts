@@ -127,6 +127,16 @@ export const SETTINGS = {
     default: '1d',
     doc: 'an idempotency record is deleted this long after it expired (its key is free from expiry on)',
   },
+  RETENTION_DAYS: {
+    schema: z.coerce.number().int().min(0).max(36_500),
+    default: '0',
+    doc: 'submissions, results and reports older than this many days are erased; `0` keeps them until erased on request (an account may override it: `tenants set-retention`)',
+  },
+  AUDIT_RETENTION_DAYS: {
+    schema: z.coerce.number().int().min(1).max(36_500),
+    default: '2190',
+    doc: 'audit events are deleted this many days after they were recorded (six years by default)',
+  },
   DOWNLOAD_SIGNING_SECRET: {
     schema: z.string().min(32).optional(),
     default: undefined,
@@ -201,6 +211,8 @@ export interface Config {
   jobRetryBaseMs: number;
   jobRetentionMs: number;
   idempotencyRetentionMs: number;
+  retentionDays: number;
+  auditRetentionDays: number;
   downloadSigningSecret: string | undefined;
   bodyLimitBytes: number;
   headersTimeoutMs: number;
@@ -263,6 +275,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobRetryBaseMs: read(env, 'JOB_RETRY_BASE_MS'),
     jobRetentionMs: parseDurationMs(read(env, 'JOB_RETENTION')),
     idempotencyRetentionMs: parseDurationMs(read(env, 'IDEMPOTENCY_RETENTION')),
+    retentionDays: read(env, 'RETENTION_DAYS'),
+    auditRetentionDays: read(env, 'AUDIT_RETENTION_DAYS'),
     downloadSigningSecret: read(env, 'DOWNLOAD_SIGNING_SECRET'),
     bodyLimitBytes: read(env, 'BODY_LIMIT_BYTES'),
     headersTimeoutMs,

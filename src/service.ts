@@ -6,6 +6,7 @@ import { type Config, ConfigError } from './config.js';
 import { configSummary } from './config-summary.js';
 import { buildApp, type ServiceRole } from './http/app.js';
 import { DownloadLinks } from './http/download-links.js';
+import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import { createLogger } from './logger.js';
 import {
   InlineReportRenderer,
@@ -120,7 +121,7 @@ export async function startService(
   };
 }
 
-/** Every job kind this service runs: the pipeline's steps and the webhook deliveries. */
+/** Every job kind this service runs: the pipeline's steps, the webhook deliveries and erasures. */
 export function serviceJobKinds(
   config: Config,
   store: Store,
@@ -145,6 +146,7 @@ export function serviceJobKinds(
     },
     clock,
   });
+  registerErasureJobs(kinds, { store: store.system, clock });
   return kinds;
 }
 
@@ -178,6 +180,8 @@ export function createWorker(
         clock,
         jobRetentionMs: config.jobRetentionMs,
         idempotencyRetentionMs: config.idempotencyRetentionMs,
+        retentionDays: config.retentionDays,
+        auditRetentionDays: config.auditRetentionDays,
       }),
     ],
     logger,

@@ -1,15 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { generateApiKey } from '../auth/api-keys.js';
 import { systemClock } from '../clock.js';
 import { ConfigError, loadConfig, parseDurationMs } from '../config.js';
+import { AUDIT_ACTIONS, type AuditAction } from '../domain/audit.js';
 import { isUuid } from '../domain/ids.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
 import { isPostgresUrl, Store, type SystemStore, sqliteFile } from '../store/index.js';
-import { NotFoundError } from '../store/repositories/accounts.js';
+import { NotFoundError, operatorOrigin } from '../store/repositories/accounts.js';
 import { WebhookAdmin, WebhookAdminError } from '../webhooks/admin.js';
 import { secretBoxFor } from '../webhooks/index.js';
 
@@ -27,6 +29,9 @@ function requireName(value: string): string {
   return name;
 }
 
+/** Every change a command makes is audited as the operator's, under one id per command. */
+const ORIGIN = operatorOrigin(`cli:${randomUUID()}`);
+
 function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
@@ -38,7 +43,7 @@ function print(value: unknown): void {
  * new empty database with new secrets and an empty answer).
  */
 async function withStore<T>(
-  fn: (store: SystemStore) => Promise<T>,
+  fn: (store: SystemStore, scoped: Store) => Promise<T>,
   opts: { create?: boolean } = {},
 ): Promise<T> {
   const config = loadConfig();
@@ -65,7 +70,7 @@ async function withStore<T>(
         );
       }
     }
-    return await fn(store.system);
+    return await fn(store.system, store);
   } finally {
     await store.close();
   }
@@ -91,12 +96,10 @@ async function createKey(store: SystemStore, partnerId: string, expiresIn: strin
     expiresAt = new Date(systemClock().getTime() + ms);
   }
   const key = generateApiKey();
-  const stored = await store.accounts.insertKey({
-    partnerId,
-    keyHash: key.hash,
-    keyPrefix: key.displayPrefix,
-    expiresAt,
-  });
+  const stored = await store.accounts.insertKey(
+    { partnerId, keyHash: key.hash, keyPrefix: key.displayPrefix, expiresAt },
+    ORIGIN,
+  );
   return { keyId: stored.keyId, apiKey: key.apiKey, expiresAt: stored.expiresAt };
 }
 
@@ -107,6 +110,7 @@ async function withWebhooks<T>(fn: (admin: WebhookAdmin) => Promise<T>): Promise
       new WebhookAdmin(store, secretBoxFor(config), {
         allowInsecure: config.webhookAllowInsecure,
         scheduleMs: config.webhookRetryScheduleMs,
+        origin: ORIGIN,
       }),
     ),
   );
@@ -184,10 +188,89 @@ export function buildCli(): Command {
       .description(active ? 'Allow the account’s keys again' : 'Refuse every key of the account (403)')
       .action(async (tenantId: string) => {
         const id = requireUuid(tenantId, 'TENANT_ID');
-        const tenant = await withStore((s) => s.accounts.setTenantActive(id, active));
+        const tenant = await withStore((s) => s.accounts.setTenantActive(id, active, ORIGIN));
         print({ tenantId: tenant.tenantId, active: tenant.active });
       });
   }
+
+  tenants
+    .command('set-retention <tenantId>')
+    .description(
+      "Erase the account's submissions this many days after receipt (0: keep until erased); --default follows RETENTION_DAYS",
+    )
+    .option('--days <n>', 'whole days, 0 to 36500')
+    .option('--default', "follow the service's RETENTION_DAYS again")
+    .action(async (tenantId: string, opts: { days?: string; default?: boolean }) => {
+      const id = requireUuid(tenantId, 'TENANT_ID');
+      if ((opts.days === undefined) === (opts.default !== true)) {
+        throw new UsageError('give exactly one of --days <n> or --default');
+      }
+      let days: number | null = null;
+      if (opts.days !== undefined) {
+        days = Number(opts.days);
+        if (!/^\d+$/.test(opts.days) || days > 36_500) {
+          throw new UsageError('--days must be a whole number from 0 to 36500');
+        }
+      }
+      print(await withStore((s) => s.accounts.setRetention(id, days)));
+    });
+
+  const subjects = program.command('subjects').description("A partner's subjects (de-identified references)");
+  subjects
+    .command('erase')
+    .description('Erase everything stored about a subject in an account (as DELETE /v1/subjects/{id} does)')
+    .requiredOption('--tenant <tenantId>', 'the account')
+    .requiredOption('--subject <partnerSubjectId>', 'the partnerSubjectId its submissions carried')
+    .action(async (opts: { tenant: string; subject: string }) => {
+      const tenantId = requireUuid(opts.tenant, '--tenant');
+      if (opts.subject.length < 1 || opts.subject.length > 512) {
+        throw new UsageError('--subject must be 1 to 512 characters');
+      }
+      print(
+        await withStore(async (s, store) => {
+          await s.accounts.requireTenant(tenantId);
+          return store.forTenant(tenantId).erasures.request(opts.subject, ORIGIN);
+        }),
+      );
+    });
+
+  const erasures = program.command('erasures').description('Erasures of subjects');
+  erasures
+    .command('show <erasureId>')
+    .description('An erasure: its subject, status and what it removed')
+    .action(async (erasureId: string) => {
+      const id = requireUuid(erasureId, 'ERASURE_ID');
+      const erasure = await withStore((s) => s.erasures.find(id));
+      if (!erasure) throw new NotFoundError('erasure', id);
+      print(erasure);
+    });
+
+  const audit = program.command('audit').description('The audit trail');
+  audit
+    .command('list')
+    .description("An account's audit events, newest first")
+    .requiredOption('--tenant <tenantId>', 'the account')
+    .option('--since <time>', 'only events at or after this ISO-8601 time')
+    .option('--action <action>', `only this action (${AUDIT_ACTIONS.join(', ')})`)
+    .option('--limit <n>', 'events to show, 1 to 1000', '100')
+    .action(async (opts: { tenant: string; since?: string; action?: string; limit: string }) => {
+      const tenantId = requireUuid(opts.tenant, '--tenant');
+      const limit = Number(opts.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+        throw new UsageError('--limit must be a whole number from 1 to 1000');
+      }
+      const since = opts.since === undefined ? undefined : new Date(opts.since);
+      if (since && Number.isNaN(since.getTime())) throw new UsageError('--since must be an ISO-8601 time');
+      if (opts.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(opts.action)) {
+        throw new UsageError(`--action must be one of ${AUDIT_ACTIONS.join(', ')}`);
+      }
+      const action = opts.action as AuditAction | undefined;
+      const page = await withStore(async (s) => {
+        await s.accounts.requireTenant(tenantId);
+        return s.audit.list(tenantId, { limit, since, action });
+      });
+      print({ tenantId, events: page.items });
+    });
 
   const partners = program.command('partners').description('Partner credentials');
   partners
@@ -232,7 +315,7 @@ export function buildCli(): Command {
     .description('Refuse a key from now on (401); revoking twice keeps the first time')
     .action(async (keyId: string) => {
       const id = requireUuid(keyId, 'KEY_ID');
-      print(await withStore((s) => s.accounts.revokeKey(id)));
+      print(await withStore((s) => s.accounts.revokeKey(id, ORIGIN)));
     });
 
   const webhooks = program.command('webhooks').description('result.ready callbacks');

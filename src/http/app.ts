@@ -16,6 +16,8 @@ import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } f
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { connectRedis, installRateLimit } from './rate-limit.js';
 import { artifactRoutes } from './routes/artifacts.js';
+import { auditRoutes } from './routes/audit-events.js';
+import { erasureRoutes } from './routes/erasures.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
 import { submissionRoutes } from './routes/submissions.js';
@@ -95,7 +97,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const value = Array.isArray(raw) ? raw[0] : raw;
       return value !== undefined && REQUEST_ID.test(value) ? value : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // A partner's subject reference (up to 512 characters) is a path parameter, URL-encoded.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 8192 },
   });
   answerOutsideFastify(app.server);
   // A client may half-close its side once the request is sent (it still reads the answer). Node
@@ -156,7 +159,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (config.corsAllowedOrigins.length > 0) {
     await app.register(cors, {
       origin: config.corsAllowedOrigins,
-      methods: ['GET', 'POST', 'OPTIONS'],
+      methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
       allowedHeaders: [
         'Content-Type',
         'Authorization',
@@ -206,5 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(submissionRoutes, { clock: deps.clock });
   await app.register(resultRoutes, { links: deps.links, clock: deps.clock });
   await app.register(artifactRoutes, { tenants: deps.tenants, links: deps.links, clock: deps.clock });
+  await app.register(erasureRoutes);
+  await app.register(auditRoutes);
   return app;
 }

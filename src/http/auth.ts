@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fast
 import { hashApiKey } from '../auth/api-keys.js';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { addToContext } from '../context.js';
+import type { AuditOrigin } from '../domain/audit.js';
 import type { TenantAccess, TenantGateway } from '../store/tenant-access.js';
 import type { AuthFailureLimit } from './auth-failures.js';
-import { ApiError } from './errors.js';
+import { ApiError, correlationIdOf } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -102,4 +103,14 @@ export function principalOf(request: FastifyRequest): Principal {
 export function tenantOf(request: FastifyRequest): TenantAccess {
   if (!request.tenant) throw INVALID();
   return request.tenant;
+}
+
+/** Who a request acts as, for the audit trail: its API key (by id) and its ids. */
+export function originOf(request: FastifyRequest): AuditOrigin {
+  const correlationId = correlationIdOf(request)?.slice(0, 255);
+  return {
+    actor: { type: 'api_key', keyId: principalOf(request).keyId },
+    requestId: request.id,
+    ...(correlationId !== undefined ? { correlationId } : {}),
+  };
 }

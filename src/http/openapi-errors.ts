@@ -25,7 +25,8 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
   },
   VALIDATION_ERROR: {
     status: 400,
-    meaning: 'the body is not JSON or does not match the submission schema, or a required header is missing',
+    meaning:
+      'the body is not JSON or does not match the submission schema, a required header is missing, or a path or query parameter is out of range',
     message: 'The request does not match the submission schema.',
     details: {
       formErrors: [],
@@ -72,6 +73,12 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
     status: 408,
     meaning: 'the request headers or body did not arrive in time',
     message: 'The request was not received in time; send the whole request promptly.',
+  },
+  SUBMISSION_ERASED: {
+    status: 410,
+    meaning: 'the submission this Idempotency-Key created was erased on request (within the key’s 24 hours)',
+    message:
+      'The submission this Idempotency-Key created was erased on request. Use a new key to submit again.',
   },
   IDEMPOTENCY_MISMATCH: {
     status: 409,

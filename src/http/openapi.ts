@@ -3,6 +3,8 @@ import { createDocument, type ZodOpenApiObject } from 'zod-openapi';
 import { markerTableMarkdown } from '../domain/submission/marker-table.js';
 import { resultReadyWebhook } from './openapi-webhooks.js';
 import { artifactPaths } from './routes/artifacts.js';
+import { auditPaths } from './routes/audit-events.js';
+import { erasurePaths } from './routes/erasures.js';
 import { probePaths } from './routes/probe.js';
 import { resultPaths } from './routes/results.js';
 import { submissionPaths } from './routes/submissions.js';
@@ -58,7 +60,15 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       },
     },
     webhooks: { 'result.ready': resultReadyWebhook },
-    paths: { ...supportPaths, ...probePaths, ...submissionPaths, ...resultPaths, ...artifactPaths },
+    paths: {
+      ...supportPaths,
+      ...probePaths,
+      ...submissionPaths,
+      ...resultPaths,
+      ...artifactPaths,
+      ...erasurePaths,
+      ...auditPaths,
+    },
   };
   cachedJson = createDocument(spec, { override: dropRedundantPatterns });
   return cachedJson;
@@ -77,6 +87,7 @@ function dropRedundantPatterns({ jsonSchema }: { jsonSchema: Record<string, unkn
 }
 
 export function openApiYaml(): string {
-  cachedYaml ??= stringify(openApiDocument());
+  // Shared schema objects written out each time: aliases would make readers refuse the file.
+  cachedYaml ??= stringify(openApiDocument(), { aliasDuplicateObjects: false });
   return cachedYaml;
 }

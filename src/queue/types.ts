@@ -15,6 +15,8 @@ export interface CompletionContext {
    * its start hook ran in this transaction, false when it waits in the queue.
    */
   enqueue(job: NewJob): Promise<boolean>;
+  /** Runs `fn` once the completing transaction has committed (not if it rolls back). */
+  afterCommit(fn: () => Promise<void>): void;
 }
 
 /** Writes run in the transaction that completes a job: results, status changes, next jobs. */

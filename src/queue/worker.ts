@@ -214,10 +214,12 @@ export class Worker {
       });
       if (signal.aborted) throw new LeaseLost();
       const chained: ClaimedJob[] = [];
+      const afterCommit: Array<() => Promise<void>> = [];
       await batcher.submit(
         async (trx) => {
           // This unit may run twice (see CommitBatcher): only the last run's chain counts.
           chained.length = 0;
+          afterCommit.length = 0;
           const now = this.clock();
           if (!(await jobs.complete(trx, job, now))) throw new LeaseLost();
           await completion(trx, {
@@ -236,6 +238,7 @@ export class Worker {
               chained.push(claimed);
               return true;
             },
+            afterCommit: (fn) => afterCommit.push(fn),
           });
         },
         { urgent: def.commitsUrgently === true },
@@ -243,6 +246,11 @@ export class Worker {
       context.log.info({ ms: Math.round(performance.now() - started) }, 'job completed');
       for (const next of chained) this.execute(next);
       notifier.notify();
+      for (const fn of afterCommit) {
+        await fn().catch((error: unknown) =>
+          context.log.error({ err: error }, 'work after a job’s commit failed'),
+        );
+      }
     } catch (error) {
       if (error instanceof LeaseLost || signal.aborted) {
         if (this.stopping) await this.release(job, context);

@@ -15,6 +15,8 @@ export interface TenantTable {
   id: string;
   name: string;
   active: Bool;
+  /** Null: RETENTION_DAYS applies; 0: kept until erased (`0009_lifecycle`). */
+  retention_days: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -143,7 +145,7 @@ export interface WebhookEndpointTable {
   partner_id: string;
   tenant_id: string;
   url: string;
-  /** Receiver API key, sealed with the secrets key (`webhooks/secret-box.ts`). */
+  /** Receiver API key, sealed with the secrets key (`secret-box.ts`). */
   api_key_sealed: string | null;
   api_key_header: string | null;
   created_at: Timestamp;
@@ -185,7 +187,40 @@ export interface WebhookAttemptTable {
   outcome: string;
 }
 
+/** An erasure of one subject's submissions (`0009_lifecycle`). */
+export interface ErasureTable {
+  id: string;
+  tenant_id: string;
+  subject_id: string;
+  partner_subject_sealed: string;
+  status: string;
+  /** Submissions whose erasure job has not finished yet. */
+  remaining: number;
+  submissions: number;
+  results: number;
+  artifacts: number;
+  requested_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+/** The append-only audit trail (`0009_lifecycle`): never health data, keys or subject ids. */
+export interface AuditEventTable {
+  id: string;
+  tenant_id: string;
+  occurred_at: Timestamp;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  actor_type: string;
+  actor_key_id: string | null;
+  request_id: string;
+  correlation_id: string | null;
+  outcome: string;
+}
+
 export interface Database {
+  erasures: ErasureTable;
+  audit_events: AuditEventTable;
   tenants: TenantTable;
   partners: PartnerTable;
   api_keys: ApiKeyTable;

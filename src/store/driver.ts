@@ -32,9 +32,11 @@ export interface PriorClaim {
   same_request: boolean | number;
   /** The stored body, when it is needed to compare (the hashes differ); may be null otherwise. */
   original_body: string | null;
-  partner_submission_id: string;
-  partner_subject_id: string;
-  received_at: string;
+  /** The submission was erased: its row is gone, and the fields below are null. */
+  erased: boolean | number;
+  partner_submission_id: string | null;
+  partner_subject_id: string | null;
+  received_at: string | null;
 }
 
 /** The rows one accepted submission writes, built in one place (`rows.ts`). */
@@ -123,6 +125,14 @@ export interface Driver {
     artifacts: readonly AvailableArtifactValues[],
     now: string,
   ): Promise<void>;
+
+  /**
+   * Makes rows deleted so far unreadable in the database's files (after an erasure): SQLite,
+   * which zeroes deleted content (`secure_delete`), copies the write-ahead log into the database
+   * and truncates it, so no older copy of a page survives there. PostgreSQL: nothing here; dead
+   * rows stay in the files until VACUUM reuses their space (docs/data-lifecycle.md).
+   */
+  flushDeletes(): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -2,7 +2,9 @@ import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
+import type { AuditOrigin } from '../domain/audit.js';
 import { JobNotifier } from '../jobs/notifier.js';
+import { SecretBox } from '../secret-box.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
 import type { Committer } from './commit-batcher.js';
 import type { Database } from './database.js';
@@ -11,6 +13,9 @@ import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { openPostgresDriver } from './postgres/driver.js';
 import type { Executor } from './prepared.js';
 import { AccountsRepository } from './repositories/accounts.js';
+import type { AuditEntry } from './repositories/audit.js';
+import { AuditRepository } from './repositories/audit.js';
+import { ErasureRepository, type Sealer } from './repositories/erasures.js';
 import { IngestWriter } from './repositories/ingest.js';
 import { JobsRepository } from './repositories/jobs.js';
 import { MaintenanceRepository } from './repositories/maintenance.js';
@@ -19,13 +24,14 @@ import { ResultsRepository, TenantResults } from './repositories/results.js';
 import { TenantSubmissions } from './repositories/submissions.js';
 import { TenantArtifacts } from './repositories/tenant-artifacts.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
+import { loadOrCreateSecret } from './secrets.js';
 import { openSqliteDriver } from './sqlite/driver.js';
 import type { TenantAccess, TenantGateway } from './tenant-access.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'> &
-  Partial<Pick<Config, 'databasePoolSize'>>;
+  Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey'>>;
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//.test(url);
@@ -50,6 +56,12 @@ export interface SystemStore {
   readonly webhooks: WebhooksRepository;
   /** What the maintenance services delete. */
   readonly maintenance: MaintenanceRepository;
+  /** Erasure requests and the removal of a submission with everything derived from it. */
+  readonly erasures: ErasureRepository;
+  /** The append-only audit trail, written in the transaction of the action it records. */
+  readonly audit: AuditRepository;
+  /** After erasing: deleted rows made unreadable in the database's files (`Driver.flushDeletes`). */
+  flushDeletes(): Promise<void>;
   /** Group commit for ingest, job transitions and every other write. */
   readonly batcher: Committer;
   /**
@@ -75,12 +87,19 @@ export class Store implements TenantGateway {
     readonly driver: Driver,
     policy: { slaSeconds: number; maxAttempts: number },
     logger: Logger = pino({ level: 'silent' }),
-    clock: Clock = systemClock,
+    private readonly clock: Clock = systemClock,
+    /** Made when first needed (an erasure): it may create the key file in DATA_DIR. */
+    sealer: () => Sealer = () => {
+      throw new Error('this store was opened without a key to seal erasure records with');
+    },
   ) {
     const batcher = driver.createCommitter();
     const notifier = new JobNotifier(driver.wakeSource(logger));
+    const audit = new AuditRepository(driver);
+    const jobs = new JobsRepository(driver);
+    let sealerInstance: Sealer | undefined;
     this.system = {
-      accounts: new AccountsRepository(driver, clock),
+      accounts: new AccountsRepository(driver, clock, audit),
       ingest: new IngestWriter(
         driver,
         batcher,
@@ -90,14 +109,26 @@ export class Store implements TenantGateway {
           maxAttempts: policy.maxAttempts,
         },
         clock,
+        audit,
         () => notifier.notify(),
       ),
-      jobs: new JobsRepository(driver),
+      jobs,
       pipeline: new PipelineRepository(driver),
       results: new ResultsRepository(driver),
       artifacts: new DatabaseArtifactStore(driver),
       webhooks: new WebhooksRepository(driver),
       maintenance: new MaintenanceRepository(driver),
+      erasures: new ErasureRepository(driver, {
+        jobs,
+        audit,
+        sealer: () => {
+          sealerInstance ??= sealer();
+          return sealerInstance;
+        },
+        maxAttempts: policy.maxAttempts,
+      }),
+      audit,
+      flushDeletes: () => driver.flushDeletes(),
       batcher,
       notifier,
       db: driver.db,
@@ -123,6 +154,9 @@ export class Store implements TenantGateway {
       { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts },
       logger,
       clock,
+      // The key that seals webhook secrets (WEBHOOK_SECRETS_KEY, else generated in DATA_DIR).
+      () =>
+        new SecretBox(config.webhookSecretsKey ?? loadOrCreateSecret(config.dataDir, 'webhook-secrets.key')),
     );
   }
 
@@ -142,21 +176,76 @@ export class Store implements TenantGateway {
   }
 
   private scoped(tenantId: string): TenantAccess {
-    const { system, driver } = this;
+    const { system, driver, clock } = this;
     const submissions = new TenantSubmissions(driver, tenantId);
+    const results = new TenantResults(driver.db, tenantId);
+    const artifacts = new TenantArtifacts(driver.db, tenantId, {
+      bytes: system.artifacts,
+      pipeline: system.pipeline,
+      results: system.results,
+      committer: system.batcher,
+    });
+    /** A read is recorded before it is answered: no answer without its audit event. */
+    const audited = async <T>(
+      found: T | undefined,
+      entry: (value: T) => AuditEntry,
+      origin: AuditOrigin,
+    ): Promise<T | undefined> => {
+      if (found === undefined) return undefined;
+      await system.batcher.submit(
+        (trx) => system.audit.record(trx, tenantId, entry(found), origin, clock()),
+        {
+          urgent: true,
+        },
+      );
+      return found;
+    };
     return {
       tenantId,
       submissions: {
-        get: (submissionId) => submissions.get(submissionId),
+        get: async (submissionId, origin) =>
+          audited(
+            await submissions.get(submissionId),
+            (s) => ({ action: 'submission.read', resourceType: 'submission', resourceId: s.submissionId }),
+            origin,
+          ),
         ingest: (command) => system.ingest.ingest({ ...command, tenantId }),
       },
-      results: new TenantResults(driver.db, tenantId),
-      artifacts: new TenantArtifacts(driver.db, tenantId, {
-        bytes: system.artifacts,
-        pipeline: system.pipeline,
-        results: system.results,
-        committer: system.batcher,
-      }),
+      results: {
+        get: async (resultId, origin) =>
+          audited(
+            await results.get(resultId),
+            (r) => ({ action: 'result.read', resourceType: 'result', resourceId: r.resultId }),
+            origin,
+          ),
+      },
+      artifacts: {
+        downloadable: (artifactId) => artifacts.downloadable(artifactId),
+        recreation: (artifactId) => artifacts.recreation(artifactId),
+        restore: (artifactId, body) => artifacts.restore(artifactId, body),
+        downloaded: async (artifactId, origin) => {
+          await audited(
+            artifactId,
+            (id) => ({ action: 'artifact.downloaded', resourceType: 'artifact', resourceId: id }),
+            origin,
+          );
+        },
+      },
+      erasures: {
+        request: async (partnerSubjectId, origin) => {
+          const { erasure, enqueued } = await system.batcher.submit(
+            (trx) => system.erasures.request(trx, tenantId, partnerSubjectId, origin, clock()),
+            // One subject's requests queue behind each other (the same lane on PostgreSQL).
+            { urgent: true, lockKey: `erasure:${tenantId}:${partnerSubjectId}` },
+          );
+          if (enqueued) system.notifier.notify();
+          return erasure;
+        },
+        get: (erasureId) => system.erasures.get(driver.db, tenantId, erasureId),
+      },
+      audit: {
+        list: (query) => system.audit.list(tenantId, query),
+      },
     };
   }
 

@@ -64,7 +64,9 @@ export const claimIdempotencyKey = (db: Kysely<Database>) =>
 export const priorClaim = (db: Kysely<Database>) =>
   db
     .selectFrom('idempotency_keys')
-    .innerJoin('submissions', 'submissions.id', 'idempotency_keys.submission_id')
+    // Left: the submission of a claim whose submission was erased is gone (only erasure deletes
+    // one), and the replay answers 410.
+    .leftJoin('submissions', 'submissions.id', 'idempotency_keys.submission_id')
     .select([
       'idempotency_keys.submission_id',
       'idempotency_keys.job_id',
@@ -72,6 +74,7 @@ export const priorClaim = (db: Kysely<Database>) =>
       // The body only when it is needed: to compare, when the request bytes differ.
       sql<string | null>`case when idempotency_keys.request_hash = ${slot('k.request_hash')} then null
         else submissions.original_body end`.as('original_body'),
+      sql<boolean>`submissions.id is null`.as('erased'),
       'submissions.partner_submission_id',
       'submissions.partner_subject_id',
       'submissions.received_at',

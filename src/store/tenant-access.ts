@@ -1,3 +1,6 @@
+import type { AuditEvent, AuditOrigin } from '../domain/audit.js';
+import type { AuditQuery } from './repositories/audit.js';
+import type { ErasureRecord } from './repositories/erasures.js';
 import type { IngestCommand, IngestOutcome } from './repositories/ingest.js';
 import type { ResultRecord } from './repositories/results.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
@@ -13,18 +16,30 @@ import type { ArtifactRecreation, DownloadableArtifact } from './repositories/te
 export interface TenantAccess {
   readonly tenantId: string;
   readonly submissions: {
-    /** The submission with its result, counts and jobs, as of one moment. */
-    get(submissionId: string): Promise<SubmissionRecord | undefined>;
+    /** The submission with its result, counts and jobs, as of one moment; the read is audited. */
+    get(submissionId: string, origin: AuditOrigin): Promise<SubmissionRecord | undefined>;
     /** Stores a validated submission with its first job and idempotency claim (group commit). */
     ingest(command: TenantIngestCommand): Promise<IngestOutcome>;
   };
   readonly results: {
-    get(resultId: string): Promise<ResultRecord | undefined>;
+    /** The result; the read is audited. */
+    get(resultId: string, origin: AuditOrigin): Promise<ResultRecord | undefined>;
   };
   readonly artifacts: {
     downloadable(artifactId: string): Promise<DownloadableArtifact | undefined>;
     recreation(artifactId: string): Promise<ArtifactRecreation | undefined>;
     restore(artifactId: string, body: Buffer): Promise<void>;
+    /** Records a download (before its bytes are sent). */
+    downloaded(artifactId: string, origin: AuditOrigin): Promise<void>;
+  };
+  readonly erasures: {
+    /** Requests the erasure of every submission of the subject (docs/data-lifecycle.md). */
+    request(partnerSubjectId: string, origin: AuditOrigin): Promise<ErasureRecord>;
+    get(erasureId: string): Promise<ErasureRecord | undefined>;
+  };
+  readonly audit: {
+    /** The account's audit events, newest first. */
+    list(query: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }>;
   };
 }
 
@@ -41,6 +56,8 @@ export interface TenantGateway {
   forArtifact(artifactId: string): Promise<TenantAccess | undefined>;
 }
 
+export type { AuditCursor, AuditQuery } from './repositories/audit.js';
+export type { ErasureRecord } from './repositories/erasures.js';
 export type { IngestOutcome } from './repositories/ingest.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
 export type { ArtifactRecord, ResultRecord } from './repositories/results.js';

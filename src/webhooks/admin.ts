@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
+import type { AuditOrigin } from '../domain/audit.js';
+import type { SecretBox } from '../secret-box.js';
 import type { SystemStore } from '../store/index.js';
 import { NotFoundError } from '../store/repositories/accounts.js';
 import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
 import { DELIVER_KIND, deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
-import type { SecretBox } from './secret-box.js';
 import { activeSecret, apiKeyContext, secretContext, secretInEffect } from './secrets.js';
 import { generateSigningSecret } from './signing.js';
 
@@ -28,6 +30,8 @@ export interface WebhookAdminOptions {
   scheduleMs: number[];
   /** DNS for the registration check; the system resolver unless a test supplies one. */
   resolve?: Resolver;
+  /** Whose changes these are, for the audit trail: an operator's command unless given. */
+  origin?: AuditOrigin;
 }
 
 /**
@@ -36,11 +40,15 @@ export interface WebhookAdminOptions {
  * time, redelivery and the attempt log.
  */
 export class WebhookAdmin {
+  private readonly origin: AuditOrigin;
+
   constructor(
     private readonly store: SystemStore,
     private readonly box: SecretBox,
     private readonly o: WebhookAdminOptions,
-  ) {}
+  ) {
+    this.origin = o.origin ?? { actor: { type: 'operator' }, requestId: randomUUID() };
+  }
 
   async set(
     partnerId: string,
@@ -80,6 +88,13 @@ export class WebhookAdmin {
         },
         now,
       );
+      await this.store.audit.record(
+        trx,
+        partner.tenantId,
+        { action: 'webhook.endpoint_set', resourceType: 'webhook_endpoint', resourceId: partnerId },
+        this.origin,
+        now,
+      );
       // Changing the URL keeps the secret the receiver already has; a first registration makes one.
       let secret = activeSecret(this.box, partnerId, await this.store.webhooks.secrets(trx, partnerId), now);
       if (!secret) {
@@ -101,21 +116,28 @@ export class WebhookAdmin {
     activateInMs: number,
   ): Promise<{ partnerId: string; signingSecret: string; activatesAt: string }> {
     const now = this.now();
-    await this.store.accounts.requirePartner(partnerId);
+    const partner = await this.store.accounts.requirePartner(partnerId);
     if (!(await this.store.webhooks.endpoint(this.store.db, partnerId))) {
       throw new WebhookAdminError(`partner ${partnerId} has no callback registered; use webhooks set first`);
     }
     const secret = generateSigningSecret();
     const activatesAt = new Date(now.getTime() + activateInMs);
-    await this.store.batcher.submit((trx) =>
-      this.store.webhooks.addSecret(
+    await this.store.batcher.submit(async (trx) => {
+      await this.store.webhooks.addSecret(
         trx,
         partnerId,
         this.box.seal(secret, secretContext(partnerId)),
         activatesAt,
         now,
-      ),
-    );
+      );
+      await this.store.audit.record(
+        trx,
+        partner.tenantId,
+        { action: 'webhook.secret_rotated', resourceType: 'webhook_endpoint', resourceId: partnerId },
+        this.origin,
+        now,
+      );
+    });
     return { partnerId, signingSecret: secret, activatesAt: activatesAt.toISOString() };
   }
 
@@ -131,9 +153,18 @@ export class WebhookAdmin {
     const row = await this.store.webhooks.resultSource(db, resultId);
     if (!row) throw new NotFoundError('result', resultId);
     if (row.status !== 'completed') throw new WebhookAdminError(`result ${resultId} is not ready yet`);
-    if (!(await this.store.webhooks.endpoint(db, row.partnerId))) {
+    const endpoint = await this.store.webhooks.endpoint(db, row.partnerId);
+    if (!endpoint) {
       throw new WebhookAdminError(`the partner of result ${resultId} has no callback registered`);
     }
+    const audit = (trx: Parameters<typeof this.store.audit.record>[0], eventId: string) =>
+      this.store.audit.record(
+        trx,
+        endpoint.tenantId,
+        { action: 'webhook.redelivered', resourceType: 'webhook_event', resourceId: eventId },
+        this.origin,
+        now,
+      );
     const policy = { scheduleMs: this.o.scheduleMs };
     const ids = { correlationId: row.correlationId, requestId: row.requestId };
     const eventId = await this.store.batcher.submit(async (trx) => {
@@ -147,8 +178,11 @@ export class WebhookAdmin {
             await this.store.jobs.enqueue(trx, job, now);
           },
         );
-        return created ?? eventIdFor(resultId);
+        const id = created ?? eventIdFor(resultId);
+        await audit(trx, id);
+        return id;
       }
+      await audit(trx, existing.id);
       await this.store.webhooks.setEventStatus(trx, existing.id, 'pending', now);
       // A delivery waiting for its next attempt is brought forward rather than doubled.
       // Otherwise (none, or one in the middle of an attempt that may yet fail) a new job starts
@@ -158,7 +192,11 @@ export class WebhookAdmin {
         await this.store.jobs.runNow(trx, waiting, now);
         return existing.id;
       }
-      await this.store.jobs.enqueue(trx, deliveryJob(existing, now, policy, ids), now);
+      await this.store.jobs.enqueue(
+        trx,
+        deliveryJob({ ...existing, submissionId: row.submissionId }, now, policy, ids),
+        now,
+      );
       return existing.id;
     });
     this.store.notifier.notify();

@@ -48,7 +48,7 @@ export interface DeliveryIds {
 }
 
 export function deliveryJob(
-  event: { id: string; tenantId: string },
+  event: { id: string; tenantId: string; submissionId: string },
   now: Date,
   policy: DeliveryJobPolicy,
   ids: DeliveryIds = { correlationId: null, requestId: null },
@@ -56,8 +56,9 @@ export function deliveryJob(
   return {
     type: DELIVER_KIND,
     tenantId: event.tenantId,
-    // Not attached to the submission: deliveries are not listed on it (decisions.md).
-    submissionId: null,
+    // Attached to the submission, so erasing it finds its deliveries; the submission's job list
+    // still shows only pipeline steps (decisions.md).
+    submissionId: event.submissionId,
     payload: { eventId: event.id },
     correlationId: ids.correlationId,
     requestId: ids.requestId,
@@ -83,7 +84,12 @@ export async function recordResultReady(
 ): Promise<string | undefined> {
   const row = await store.webhooks.readyEventSource(trx, input.submissionId);
   if (!row) return undefined;
-  const event = { id: eventIdFor(row.result_id), tenantId: row.tenant_id, partnerId: row.partner_id };
+  const event = {
+    id: eventIdFor(row.result_id),
+    tenantId: row.tenant_id,
+    partnerId: row.partner_id,
+    submissionId: row.id,
+  };
   const inserted = await store.webhooks.insertEvent(
     trx,
     {

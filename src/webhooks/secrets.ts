@@ -1,5 +1,5 @@
+import type { SecretBox } from '../secret-box.js';
 import type { SecretRecord } from '../store/repositories/webhooks.js';
-import type { SecretBox } from './secret-box.js';
 
 /** Associated data binding a sealed value to its owner and purpose. */
 export function secretContext(partnerId: string): string {

@@ -5,6 +5,7 @@ import type { Driver } from '../../src/store/driver.js';
 import { Store } from '../../src/store/index.js';
 import { MAINTENANCE_LOCK_KEYS } from '../../src/store/locks.js';
 import { openPostgresDriver } from '../../src/store/postgres/driver.js';
+import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import {
   firstJob,
   idempotencyRow,
@@ -286,10 +287,10 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
   });
 
   it('stores booleans its own way and reads them back as booleans', async () => {
-    const tenant = await s.store.system.accounts.setTenantActive(tenantId, false);
+    const tenant = await s.store.system.accounts.setTenantActive(tenantId, false, operatorOrigin('test'));
     expect(tenant.active).toBe(false);
     expect((await s.store.system.accounts.getTenant(tenantId))?.active).toBe(false);
-    await s.store.system.accounts.setTenantActive(tenantId, true);
+    await s.store.system.accounts.setTenantActive(tenantId, true, operatorOrigin('test'));
     expect((await s.store.system.accounts.getTenant(tenantId))?.active).toBe(true);
   });
 

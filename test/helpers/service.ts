@@ -7,6 +7,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import type { ServiceRole } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, type ServiceOptions, startService } from '../../src/service.js';
+import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { createTestDatabase, testStoreKind } from './database.js';
 import { tempDataDir } from './dirs.js';
 
@@ -85,12 +86,15 @@ export async function createAccount(
   const tenant = await service.store.system.accounts.createTenant(opts.name ?? 'Test tenant');
   const partner = await service.store.system.accounts.createPartner(tenant.tenantId, 'Test partner');
   const key = generateApiKey();
-  const stored = await service.store.system.accounts.insertKey({
-    partnerId: partner.partnerId,
-    keyHash: key.hash,
-    keyPrefix: key.displayPrefix,
-    expiresAt: opts.expiresAt ?? null,
-  });
+  const stored = await service.store.system.accounts.insertKey(
+    {
+      partnerId: partner.partnerId,
+      keyHash: key.hash,
+      keyPrefix: key.displayPrefix,
+      expiresAt: opts.expiresAt ?? null,
+    },
+    operatorOrigin('test'),
+  );
   return { tenantId: tenant.tenantId, partnerId: partner.partnerId, keyId: stored.keyId, apiKey: key.apiKey };
 }
 

@@ -56,6 +56,7 @@ export function ingestCommand(
     tenantId: account.tenantId,
     partnerId: account.partnerId,
     idempotencyKeyHash: 'k1',
+    keyId: '00000000-0000-4000-8000-000000000000',
     requestHash: 'h1',
     sameBody: () => false,
     correlationId: 'c',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { SkewedClock } from '../helpers/clock.js';
 import { createAccount, errorOf, startTestService, type TestService } from '../helpers/service.js';
 
@@ -55,7 +56,7 @@ describe('authentication', () => {
   it('rejects a revoked key, including one that was cached moments before', async () => {
     const account = await createAccount(service);
     expect((await probe({ 'x-api-key': account.apiKey })).status).toBe(204);
-    await service.store.system.accounts.revokeKey(account.keyId);
+    await service.store.system.accounts.revokeKey(account.keyId, operatorOrigin('test'));
     // Another process revoking is seen within the epoch check interval.
     authClock.advance(EPOCH_CHECK_MS);
     expect((await probe({ 'x-api-key': account.apiKey })).status).toBe(401);
@@ -76,12 +77,12 @@ describe('authentication', () => {
   it('answers 403 ACCOUNT_INACTIVE for an inactive tenant and 204 again once reactivated', async () => {
     const account = await createAccount(service);
     expect((await probe({ 'x-api-key': account.apiKey })).status).toBe(204);
-    await service.store.system.accounts.setTenantActive(account.tenantId, false);
+    await service.store.system.accounts.setTenantActive(account.tenantId, false, operatorOrigin('test'));
     authClock.advance(EPOCH_CHECK_MS);
     const res = await probe({ 'x-api-key': account.apiKey });
     expect(res.status).toBe(403);
     expect(errorOf(res.json).code).toBe('ACCOUNT_INACTIVE');
-    await service.store.system.accounts.setTenantActive(account.tenantId, true);
+    await service.store.system.accounts.setTenantActive(account.tenantId, true, operatorOrigin('test'));
     authClock.advance(EPOCH_CHECK_MS);
     expect((await probe({ 'x-api-key': account.apiKey })).status).toBe(204);
   });

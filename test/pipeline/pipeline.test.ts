@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DownloadLinks } from '../../src/http/download-links.js';
 import { resultSchema } from '../../src/http/routes/results.js';
 import { submissionDetailSchema } from '../../src/http/schemas.js';
+import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { loadOrCreateSecret } from '../../src/store/secrets.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
@@ -277,12 +278,12 @@ describe('the pipeline, end to end over HTTP', () => {
     const download = () => fetch(`${ctx.service.url}${url.pathname}${url.search}`);
     expect((await download()).status).toBe(200);
 
-    await ctx.service.store.system.accounts.setTenantActive(owner.tenantId, false);
+    await ctx.service.store.system.accounts.setTenantActive(owner.tenantId, false, operatorOrigin('test'));
     const refused = await download();
     expect(refused.status).toBe(403);
     expect(errorOf((await refused.json()) as Record<string, unknown>).code).toBe('ACCOUNT_INACTIVE');
 
-    await ctx.service.store.system.accounts.setTenantActive(owner.tenantId, true);
+    await ctx.service.store.system.accounts.setTenantActive(owner.tenantId, true, operatorOrigin('test'));
     expect((await download()).status).toBe(200);
 
     await ctx.service.store.driver.db

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
+import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { openTestStore } from '../helpers/store.js';
 
 let store: Store;
@@ -89,7 +90,7 @@ describe('consistent reads', () => {
         .where('id', '=', tenant.tenantId)
         .executeTakeFirst();
       // Committed by another connection of the pool while the read is under way.
-      await store.system.accounts.setTenantActive(tenant.tenantId, false);
+      await store.system.accounts.setTenantActive(tenant.tenantId, false, operatorOrigin('test'));
       await sql`update tenants set name = 'renamed' where id = ${tenant.tenantId}`.execute(store.driver.db);
       const after = await db
         .selectFrom('tenants')

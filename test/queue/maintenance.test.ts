@@ -100,12 +100,24 @@ describe('the cleaner', () => {
     const cleaner = new Cleaner({ store: store.system, clock: clock.date, batchSize: 2 });
     // Not yet: seven days minus a millisecond after they finished, a day after the keys expired.
     clock.advance(7 * DAY - 1);
-    expect(await cleaner.runOnce()).toEqual({ jobs: 0, jobAttempts: 0, idempotencyKeys: 2 });
+    expect(await cleaner.runOnce()).toEqual({
+      jobs: 0,
+      jobAttempts: 0,
+      idempotencyKeys: 2,
+      auditEvents: 0,
+      expiredSubmissions: 0,
+    });
     expect(await store.system.maintenance.counts()).toMatchObject({ jobs: 8, idempotencyKeys: 0 });
 
     clock.advance(2);
     // Batches of two: the four finished jobs in two batches (and a third that finds none).
-    expect(await cleaner.runOnce()).toEqual({ jobs: 4, jobAttempts: 4, idempotencyKeys: 0 });
+    expect(await cleaner.runOnce()).toEqual({
+      jobs: 4,
+      jobAttempts: 4,
+      idempotencyKeys: 0,
+      auditEvents: 0,
+      expiredSubmissions: 0,
+    });
     expect((await jobStatuses()).sort()).toEqual(['pending', 'pending', 'pending', 'running']);
     const left = await store.system.maintenance.counts();
     // The running job, the waiting one and the two submissions' first jobs (pending) stay.
@@ -113,7 +125,13 @@ describe('the cleaner', () => {
     expect(left.jobAttempts).toBe(before.jobAttempts - 4);
     expect(await store.system.jobs.attempts(running.id)).toHaveLength(1);
     for (const job of finished) expect(await store.system.jobs.attempts(job.id)).toEqual([]);
-    expect(await cleaner.runOnce()).toEqual({ jobs: 0, jobAttempts: 0, idempotencyKeys: 0 });
+    expect(await cleaner.runOnce()).toEqual({
+      jobs: 0,
+      jobAttempts: 0,
+      idempotencyKeys: 0,
+      auditEvents: 0,
+      expiredSubmissions: 0,
+    });
   });
 
   it('leaves keys that expired less than a day ago, which replays no longer use but an operator may look at', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SecretBox } from '../../src/webhooks/secret-box.js';
+import { SecretBox } from '../../src/secret-box.js';
 
 const KEY = 'k'.repeat(32);
 

@@ -94,6 +94,7 @@ export async function artifactRoutes(
         body = await recreateArtifact(tenant.artifacts, id);
         if (!body) throw ApiError.notFound('This artifact is not available.');
       }
+      await tenant.artifacts.downloaded(id, { actor: { type: 'download_link' }, requestId: request.id });
       const content = { ...meta, body };
       const disposition = content.contentType.startsWith('application/json') ? 'attachment' : 'inline';
       reply

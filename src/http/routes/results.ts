@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.js';
 import { partnerOutcomeSchema, toPartnerOutcome } from '../../domain/model/partner-view.js';
 import { SUBMISSION_STATUSES, submissionStatusLabel } from '../../domain/statuses.js';
 import type { ResultRecord } from '../../store/tenant-access.js';
-import { tenantOf } from '../auth.js';
+import { originOf, tenantOf } from '../auth.js';
 import type { DownloadLinks } from '../download-links.js';
 import { findOr404 } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
@@ -94,7 +94,7 @@ export async function resultRoutes(
       const { results } = tenantOf(request);
       const record = await findOr404(
         request.params.resultId,
-        (id) => results.get(id),
+        (id) => results.get(id, originOf(request)),
         'No result with this id in this account.',
       );
       return presentResult(record, opts.links, opts.clock());

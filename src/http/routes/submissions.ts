@@ -7,7 +7,7 @@ import { addToContext } from '../../context.js';
 import { checkPanel, parseSubmission, submissionRequestSchema } from '../../domain/submission/index.js';
 import { sha256Hex } from '../../hash.js';
 import { readJsonText } from '../../json/read-json.js';
-import { principalOf, tenantOf } from '../auth.js';
+import { originOf, principalOf, tenantOf } from '../auth.js';
 import { ApiError, findOr404, type ValidationDetails } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import { acceptedExample, exampleSubmission, submissionDetailExample } from '../openapi-examples.js';
@@ -85,6 +85,7 @@ export const submissionPaths: ZodOpenApiPathsObject = {
             'SUBMISSION_VALIDATION_ERROR',
             'PARTNER_ID_MISMATCH',
             'IDEMPOTENCY_MISMATCH',
+            'SUBMISSION_ERASED',
             'PAYLOAD_TOO_LARGE',
             'UNSUPPORTED_MEDIA_TYPE',
           ],
@@ -163,6 +164,7 @@ export async function submissionRoutes(app: FastifyInstance, opts: { clock: Cloc
     const rawBody = request.rawBody ?? JSON.stringify(request.body);
     const outcome = await tenantOf(request).submissions.ingest({
       partnerId: principal.partnerId,
+      keyId: principal.keyId,
       idempotencyKeyHash: sha256Hex(header(request, 'idempotency-key')!),
       requestHash: sha256Hex(rawBody),
       // "Identical" means the same JSON value: key order and whitespace do not matter. Only
@@ -188,6 +190,13 @@ export async function submissionRoutes(app: FastifyInstance, opts: { clock: Cloc
         'This Idempotency-Key was already used with a different body. Use a new key for a new submission.',
       );
     }
+    if (outcome.kind === 'erased') {
+      throw new ApiError(
+        410,
+        'SUBMISSION_ERASED',
+        'The submission this Idempotency-Key created was erased on request. Use a new key to submit again.',
+      );
+    }
     request.submissionLog = { submissionId: outcome.submissionId, replayed: outcome.kind === 'replayed' };
     addToContext({ submissionId: outcome.submissionId });
     if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
@@ -209,7 +218,7 @@ export async function submissionRoutes(app: FastifyInstance, opts: { clock: Cloc
       const { submissions } = tenantOf(request);
       const record = await findOr404(
         request.params.submissionId,
-        (id) => submissions.get(id),
+        (id) => submissions.get(id, originOf(request)),
         'No submission with this id in this account.',
       );
       return submissionDetail(record, opts.clock());

@@ -5,7 +5,10 @@ import { MAINTENANCE_LOCK_KEYS } from '../../store/locks.js';
 import type { MaintenanceService, PassReport } from './service.js';
 
 export interface CleanerOptions {
-  store: Pick<SystemStore, 'maintenance' | 'batcher' | 'tryExclusive'>;
+  store: Pick<
+    SystemStore,
+    'maintenance' | 'batcher' | 'tryExclusive' | 'erasures' | 'audit' | 'flushDeletes'
+  >;
   clock?: Clock;
   /** Finished (completed or failed) jobs and their attempts are deleted this long after finishing. */
   jobRetentionMs?: number;
@@ -14,6 +17,15 @@ export interface CleanerOptions {
   intervalMs?: number;
   /** Rows deleted per transaction at most: a pass deletes in batches until none are left. */
   batchSize?: number;
+  /** RETENTION_DAYS: submissions older than this are erased; 0 keeps them (accounts may override). */
+  retentionDays?: number;
+  /** AUDIT_RETENTION_DAYS: audit events older than this are deleted. */
+  auditRetentionDays?: number;
+  /**
+   * How long one retention transaction may erase for: it stops taking submissions once this has
+   * passed, so the write lock it holds (SQLite's one writer) is never held much longer.
+   */
+  erasureBudgetMs?: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -24,14 +36,22 @@ export const CLEANER_DEFAULTS = {
   idempotencyRetentionMs: DAY_MS,
   intervalMs: 10 * 60_000,
   batchSize: 1_000,
+  retentionDays: 0,
+  auditRetentionDays: 2190,
+  erasureBudgetMs: 25,
 } as const;
 
+/** Submissions considered per retention transaction at most (the time budget usually stops it first). */
+const RETENTION_BATCH = 200;
+
 /**
- * Deletes queue bookkeeping nobody needs any more (River's `JobCleaner`): finished jobs with
- * their attempts, and idempotency records long expired. Without it these tables grow with every
- * submission for ever. Submissions, results and reports are not touched. Each batch is its own
- * short transaction under the cleaner's lock, so one process at a time cleans and no lock is held
- * for long however much has piled up.
+ * Deletes what nobody may keep any longer (River's `JobCleaner`): finished jobs with their
+ * attempts and idempotency records long expired (queue bookkeeping, which otherwise grows with
+ * every submission for ever), audit events past AUDIT_RETENTION_DAYS, and, when a retention
+ * period is set, submissions past it with everything derived from them (erased exactly as an
+ * erasure request does, `ErasureRepository.eraseSubmission`, each audited as
+ * `submission.expired`). Each batch is its own short transaction under the cleaner's lock, so one
+ * process at a time cleans and no lock is held for long however much has piled up.
  */
 export class Cleaner implements MaintenanceService {
   readonly name = 'cleaner';
@@ -40,6 +60,9 @@ export class Cleaner implements MaintenanceService {
   private readonly jobRetentionMs: number;
   private readonly idempotencyRetentionMs: number;
   private readonly batchSize: number;
+  private readonly retentionDays: number;
+  private readonly auditRetentionDays: number;
+  private readonly erasureBudgetMs: number;
 
   constructor(private readonly o: CleanerOptions) {
     this.intervalMs = o.intervalMs ?? CLEANER_DEFAULTS.intervalMs;
@@ -47,13 +70,18 @@ export class Cleaner implements MaintenanceService {
     this.jobRetentionMs = o.jobRetentionMs ?? CLEANER_DEFAULTS.jobRetentionMs;
     this.idempotencyRetentionMs = o.idempotencyRetentionMs ?? CLEANER_DEFAULTS.idempotencyRetentionMs;
     this.batchSize = o.batchSize ?? CLEANER_DEFAULTS.batchSize;
+    this.retentionDays = o.retentionDays ?? CLEANER_DEFAULTS.retentionDays;
+    this.auditRetentionDays = o.auditRetentionDays ?? CLEANER_DEFAULTS.auditRetentionDays;
+    this.erasureBudgetMs = o.erasureBudgetMs ?? CLEANER_DEFAULTS.erasureBudgetMs;
   }
 
   async runOnce(): Promise<PassReport> {
     const now = this.clock().getTime();
     const jobsBefore = new Date(now - this.jobRetentionMs);
     const keysBefore = new Date(now - this.idempotencyRetentionMs);
-    const report = { jobs: 0, jobAttempts: 0, idempotencyKeys: 0 };
+    const auditBefore = new Date(now - this.auditRetentionDays * DAY_MS);
+    const report = { jobs: 0, jobAttempts: 0, idempotencyKeys: 0, auditEvents: 0, expiredSubmissions: 0 };
+    report.expiredSubmissions = await this.expireSubmissions(new Date(now));
     for (;;) {
       const batch = await this.batch(async (trx) => {
         const jobs = await this.o.store.maintenance.deleteFinishedJobs(trx, jobsBefore, this.batchSize);
@@ -62,15 +90,57 @@ export class Cleaner implements MaintenanceService {
           keysBefore,
           this.batchSize,
         );
-        return { jobs: jobs.jobs, jobAttempts: jobs.attempts, idempotencyKeys: keys };
+        const audit = await this.o.store.audit.deleteBefore(trx, auditBefore, this.batchSize);
+        return { jobs: jobs.jobs, jobAttempts: jobs.attempts, idempotencyKeys: keys, auditEvents: audit };
       });
       if (!batch) break;
       report.jobs += batch.jobs;
       report.jobAttempts += batch.jobAttempts;
       report.idempotencyKeys += batch.idempotencyKeys;
-      if (batch.jobs < this.batchSize && batch.idempotencyKeys < this.batchSize) break;
+      report.auditEvents += batch.auditEvents;
+      if (
+        batch.jobs < this.batchSize &&
+        batch.idempotencyKeys < this.batchSize &&
+        batch.auditEvents < this.batchSize
+      )
+        break;
     }
     return report;
+  }
+
+  /**
+   * Erases submissions past their retention period, a few per transaction: each transaction
+   * stops taking more once `erasureBudgetMs` has passed. Then, as after an erasure request, the
+   * deleted rows are made unreadable in the database's files.
+   */
+  private async expireSubmissions(now: Date): Promise<number> {
+    const { maintenance, erasures, audit } = this.o.store;
+    let total = 0;
+    for (;;) {
+      const batch = await this.batch(async (trx) => {
+        const started = performance.now();
+        const expired = await maintenance.expiredSubmissions(trx, now, this.retentionDays, RETENTION_BATCH);
+        let erased = 0;
+        for (const submission of expired) {
+          await erasures.eraseSubmission(trx, submission.id, null);
+          await audit.record(
+            trx,
+            submission.tenantId,
+            { action: 'submission.expired', resourceType: 'submission', resourceId: submission.id },
+            { actor: { type: 'system' }, requestId: `retention:${now.toISOString()}` },
+            now,
+          );
+          erased++;
+          if (performance.now() - started >= this.erasureBudgetMs) break;
+        }
+        return { erased, more: erased < expired.length || expired.length === RETENTION_BATCH };
+      });
+      if (!batch) break;
+      total += batch.erased;
+      if (!batch.more || batch.erased === 0) break;
+    }
+    if (total > 0) await this.o.store.flushDeletes();
+    return total;
   }
 
   /** One batch under the cleaner's lock; undefined when another process holds it. */

@@ -8,6 +8,7 @@ import * as m0005 from './0005_job_notifications.js';
 import * as m0006 from './0006_job_attempts.js';
 import * as m0007 from './0007_lz4_compression.js';
 import * as m0008 from './0008_finished_jobs_index.js';
+import * as m0009 from './0009_lifecycle.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, driver: DriverName): Promise<void>;
@@ -23,4 +24,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0006_job_attempts': m0006,
   '0007_lz4_compression': m0007,
   '0008_finished_jobs_index': m0008,
+  '0009_lifecycle': m0009,
 };

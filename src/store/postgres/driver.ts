@@ -218,6 +218,8 @@ export function openPostgresDriver(
       await runner.run(trx, query, { ...availableValues(artifacts), resultId, now });
     },
 
+    flushDeletes: async () => {},
+
     close: () => db.destroy(),
   };
 }

@@ -1,14 +1,21 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../../clock.js';
+import type { AuditOrigin } from '../../domain/audit.js';
 import { bool, iso, isoOrNull } from '../codec.js';
 import type { Database } from '../database.js';
 import type { Driver } from '../driver.js';
 import { newId } from '../ids.js';
+import type { AuditRepository } from './audit.js';
 
 export interface Tenant {
   tenantId: string;
   name: string;
   active: boolean;
+}
+
+/** An operator's command: every change it makes is audited as the operator's. */
+export function operatorOrigin(requestId: string): AuditOrigin {
+  return { actor: { type: 'operator' }, requestId };
 }
 
 export interface Partner {
@@ -29,7 +36,7 @@ export interface StoredKey {
 
 /** An id the operator named does not exist: one message form for every kind. */
 export class NotFoundError extends Error {
-  constructor(kind: 'tenant' | 'partner' | 'API key' | 'result', id: string) {
+  constructor(kind: 'tenant' | 'partner' | 'API key' | 'result' | 'erasure', id: string) {
     super(`no ${kind} with id ${id}`);
   }
 }
@@ -53,6 +60,7 @@ export class AccountsRepository {
   constructor(
     private readonly driver: Driver,
     private readonly clock: Clock,
+    private readonly audit: AuditRepository,
   ) {
     this.db = driver.db;
   }
@@ -80,7 +88,7 @@ export class AccountsRepository {
     return tenant;
   }
 
-  async setTenantActive(tenantId: string, active: boolean): Promise<Tenant> {
+  async setTenantActive(tenantId: string, active: boolean, origin: AuditOrigin): Promise<Tenant> {
     const now = this.clock();
     return this.db.transaction().execute(async (trx) => {
       const res = await trx
@@ -90,6 +98,17 @@ export class AccountsRepository {
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) throw new NotFoundError('tenant', tenantId);
       await bumpAuthEpoch(trx);
+      await this.audit.record(
+        trx,
+        tenantId,
+        {
+          action: active ? 'tenant.activated' : 'tenant.deactivated',
+          resourceType: 'tenant',
+          resourceId: tenantId,
+        },
+        origin,
+        now,
+      );
       const row = await trx
         .selectFrom('tenants')
         .selectAll()
@@ -97,6 +116,29 @@ export class AccountsRepository {
         .executeTakeFirstOrThrow();
       return { tenantId: row.id, name: row.name, active: bool(row.active) };
     });
+  }
+
+  /**
+   * The account's retention period in days (0: kept until erased), or null to follow the
+   * service's RETENTION_DAYS.
+   */
+  async setRetention(
+    tenantId: string,
+    days: number | null,
+  ): Promise<{ tenantId: string; retentionDays: number | null }> {
+    const res = await this.db
+      .updateTable('tenants')
+      .set({ retention_days: days, updated_at: this.clock().toISOString() })
+      .where('id', '=', tenantId)
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) throw new NotFoundError('tenant', tenantId);
+    return { tenantId, retentionDays: days };
+  }
+
+  /** Every account's retention override (null: the service's default applies). */
+  async retentionOverrides(): Promise<Array<{ tenantId: string; retentionDays: number | null }>> {
+    const rows = await this.db.selectFrom('tenants').select(['id', 'retention_days']).execute();
+    return rows.map((r) => ({ tenantId: r.id, retentionDays: r.retention_days }));
   }
 
   async createPartner(tenantId: string, name: string): Promise<Partner> {
@@ -173,45 +215,65 @@ export class AccountsRepository {
     return partner;
   }
 
-  async insertKey(input: {
-    partnerId: string;
-    keyHash: string;
-    keyPrefix: string;
-    expiresAt: Date | null;
-  }): Promise<{ keyId: string; expiresAt: string | null }> {
+  async insertKey(
+    input: {
+      partnerId: string;
+      keyHash: string;
+      keyPrefix: string;
+      expiresAt: Date | null;
+    },
+    origin: AuditOrigin,
+  ): Promise<{ keyId: string; expiresAt: string | null }> {
     const partner = await this.requirePartner(input.partnerId);
     const keyId = newId();
     const expiresAt = input.expiresAt ? input.expiresAt.toISOString() : null;
-    await this.db
-      .insertInto('api_keys')
-      .values({
-        id: keyId,
-        partner_id: partner.partnerId,
-        tenant_id: partner.tenantId,
-        key_hash: input.keyHash,
-        key_prefix: input.keyPrefix,
-        created_at: this.clock().toISOString(),
-        expires_at: expiresAt,
-        revoked_at: null,
-      })
-      .execute();
+    const now = this.clock();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('api_keys')
+        .values({
+          id: keyId,
+          partner_id: partner.partnerId,
+          tenant_id: partner.tenantId,
+          key_hash: input.keyHash,
+          key_prefix: input.keyPrefix,
+          created_at: now.toISOString(),
+          expires_at: expiresAt,
+          revoked_at: null,
+        })
+        .execute();
+      await this.audit.record(
+        trx,
+        partner.tenantId,
+        { action: 'key.created', resourceType: 'api_key', resourceId: keyId },
+        origin,
+        now,
+      );
+    });
     return { keyId, expiresAt };
   }
 
-  async revokeKey(keyId: string): Promise<{ keyId: string; revokedAt: string }> {
+  async revokeKey(keyId: string, origin: AuditOrigin): Promise<{ keyId: string; revokedAt: string }> {
     const now = this.clock();
     return this.db.transaction().execute(async (trx) => {
       const row = await trx
         .selectFrom('api_keys')
-        .select(['revoked_at'])
+        .select(['revoked_at', 'tenant_id'])
         .where('id', '=', keyId)
         .executeTakeFirst();
       if (!row) throw new NotFoundError('API key', keyId);
-      // Revoking twice keeps the first revocation time.
+      // Revoking twice keeps the first revocation time (and its one audit event).
       if (row.revoked_at !== null) return { keyId, revokedAt: iso(row.revoked_at) };
       const revokedAt = now.toISOString();
       await trx.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', keyId).execute();
       await bumpAuthEpoch(trx);
+      await this.audit.record(
+        trx,
+        row.tenant_id,
+        { action: 'key.revoked', resourceType: 'api_key', resourceId: keyId },
+        origin,
+        now,
+      );
       return { keyId, revokedAt };
     });
   }

@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
 import { firstJob, idempotencyRow, jobRow, type SubmissionValues, submissionRow } from '../rows.js';
 import { priorClaim } from '../statements.js';
+import type { AuditRepository } from './audit.js';
 
 /** One validated submission to store: its values, and what its idempotency is decided on. */
 export interface IngestCommand extends SubmissionValues {
@@ -23,6 +24,8 @@ export interface IngestCommand extends SubmissionValues {
    * across a change of day or year. Defaults to the commit's clock.
    */
   receivedAt?: Date;
+  /** The API key that sent it, for the audit trail (by id). */
+  keyId: string;
 }
 
 export interface Accepted {
@@ -36,7 +39,9 @@ export interface Accepted {
 export type IngestOutcome =
   | ({ kind: 'created' } & Accepted)
   | ({ kind: 'replayed' } & Accepted)
-  | { kind: 'mismatch' };
+  | { kind: 'mismatch' }
+  /** The key's submission was erased on request: a replay must not create it again. */
+  | { kind: 'erased' };
 
 export interface IngestPolicy {
   idempotencyTtlMs: number;
@@ -64,6 +69,7 @@ export class IngestWriter {
     private readonly committer: Committer,
     private readonly policy: IngestPolicy,
     private readonly clock: Clock,
+    private readonly audit: AuditRepository,
     /** Called after each commit that created a submission (and so its first job). */
     private readonly onCommitted: () => void = () => {},
   ) {
@@ -101,7 +107,19 @@ export class IngestWriter {
       submission: submissionRow(submissionId, c, now),
       job: jobRow(job, now, null),
     });
+    const origin = {
+      actor: { type: 'api_key' as const, keyId: c.keyId },
+      requestId: c.requestId,
+      correlationId: c.correlationId,
+    };
     if (written.created) {
+      await this.audit.record(
+        db,
+        c.tenantId,
+        { action: 'submission.created', resourceType: 'submission', resourceId: submissionId },
+        origin,
+        now,
+      );
       return {
         kind: 'created',
         submissionId,
@@ -118,13 +136,21 @@ export class IngestWriter {
       [prior] = await this.driver.runner.all<PriorClaim>(db, this.prior, { k: claim });
       if (!prior) throw new Error('idempotency key vanished during its own transaction');
     }
+    if (prior.erased || prior.received_at === null) return { kind: 'erased' };
     if (!prior.same_request && !c.sameBody(prior.original_body ?? '')) return { kind: 'mismatch' };
+    await this.audit.record(
+      db,
+      c.tenantId,
+      { action: 'submission.replayed', resourceType: 'submission', resourceId: prior.submission_id },
+      origin,
+      now,
+    );
     return {
       kind: 'replayed',
       submissionId: prior.submission_id,
       jobId: prior.job_id,
-      partnerSubmissionId: prior.partner_submission_id,
-      partnerSubjectId: prior.partner_subject_id,
+      partnerSubmissionId: prior.partner_submission_id ?? '',
+      partnerSubjectId: prior.partner_subject_id ?? '',
       receivedAt: iso(prior.received_at),
     };
   }

@@ -59,6 +59,35 @@ export class MaintenanceRepository {
     return Number(res.numDeletedRows);
   }
 
+  /**
+   * Submissions past their account's retention period (by `received_at`), oldest first, at most
+   * `limit`. `defaultDays` is RETENTION_DAYS; an account's own setting overrides it; 0 keeps.
+   */
+  async expiredSubmissions(
+    db: Executor,
+    now: Date,
+    defaultDays: number,
+    limit: number,
+  ): Promise<Array<{ id: string; tenantId: string }>> {
+    const tenants = await db.selectFrom('tenants').select(['id', 'retention_days']).execute();
+    const out: Array<{ id: string; tenantId: string }> = [];
+    for (const tenant of tenants) {
+      const days = tenant.retention_days ?? defaultDays;
+      if (days <= 0 || out.length >= limit) continue;
+      const before = new Date(now.getTime() - days * 24 * 60 * 60 * 1000).toISOString();
+      const rows = await db
+        .selectFrom('submissions')
+        .select('id')
+        .where('tenant_id', '=', tenant.id)
+        .where('received_at', '<', before)
+        .orderBy('received_at')
+        .limit(limit - out.length)
+        .execute();
+      for (const row of rows) out.push({ id: row.id, tenantId: tenant.id });
+    }
+    return out;
+  }
+
   /** Rows of the tables the cleaner keeps small (for tests and operators). */
   async counts(): Promise<{ jobs: number; jobAttempts: number; idempotencyKeys: number }> {
     const count = async (table: 'jobs' | 'job_attempts' | 'idempotency_keys') =>

@@ -46,6 +46,9 @@ export function openSqliteDriver(dataDir: string): Driver {
   retryWhileBusy(() => sqlite.pragma('journal_mode = WAL'), 5000);
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
+  // Deleted content is overwritten with zeros, so an erased subject's values do not linger in
+  // free space of the file (docs/data-lifecycle.md); `flushDeletes` then clears the WAL.
+  sqlite.pragma('secure_delete = ON');
 
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   const runner = new SqlitePreparedRunner(sqlite);
@@ -162,6 +165,11 @@ export function openSqliteDriver(dataDir: string): Driver {
         await runner.run(trx, q.markAvailable, { ...availableValues([artifact]), now });
       }
       await runner.run(trx, q.touch, { resultId, now });
+    },
+
+    async flushDeletes() {
+      // Through Kysely, so it waits for a transaction of the group commit to end first.
+      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
     },
 
     close: () => db.destroy(),

@@ -3,7 +3,8 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 const VERSION = 'v1';
 
 /**
- * Encryption at rest for webhook signing secrets and receiver API keys: AES-256-GCM with a key
+ * Encryption at rest for webhook signing secrets, receiver API keys and the subject reference an
+ * erasure shows back: AES-256-GCM with a key
  * derived (HKDF-SHA256) from the operator's master key, a random 96-bit nonce per value, and the
  * value's owner as associated data, so a sealed value copied to another partner's row does not
  * open. The database alone (a dump, a backup) therefore reveals no secret.

@@ -1,0 +1,156 @@
+import {
+  AUDIT_OUTCOMES,
+  type AuditAction,
+  type AuditActor,
+  type AuditEvent,
+  type AuditOrigin,
+  type AuditResourceType,
+} from '../../domain/audit.js';
+import { iso } from '../codec.js';
+import type { Driver } from '../driver.js';
+import { newId } from '../ids.js';
+import { type Executor, type NamedQuery, namedQuery, slot } from '../prepared.js';
+
+/** What was done, to which resource: the rest of an event comes from its origin and the clock. */
+export interface AuditEntry {
+  action: AuditAction;
+  resourceType: AuditResourceType;
+  resourceId: string;
+}
+
+/** Where a page of events starts: after this one (newest first). */
+export interface AuditCursor {
+  occurredAt: string;
+  eventId: string;
+}
+
+export interface AuditQuery {
+  limit: number;
+  after?: AuditCursor | undefined;
+  /** Only events at or after this time (operators). */
+  since?: Date | undefined;
+  action?: AuditAction | undefined;
+}
+
+const COLUMNS = [
+  'id',
+  'tenant_id',
+  'occurred_at',
+  'action',
+  'resource_type',
+  'resource_id',
+  'actor_type',
+  'actor_key_id',
+  'request_id',
+  'correlation_id',
+  'outcome',
+] as const;
+
+type AuditRow = Record<(typeof COLUMNS)[number], string | null>;
+
+/**
+ * The append-only audit trail. `record` runs inside the transaction of the action it records
+ * (the group commit's), so an action and its event are committed together or not at all.
+ */
+export class AuditRepository {
+  private readonly insert: NamedQuery;
+
+  constructor(private readonly driver: Driver) {
+    const values = {} as Record<(typeof COLUMNS)[number], string>;
+    for (const column of COLUMNS) values[column] = slot(`e.${column}`);
+    this.insert = namedQuery(driver.db.insertInto('audit_events').values(values).compile());
+  }
+
+  async record(
+    trx: Executor,
+    tenantId: string,
+    entry: AuditEntry,
+    origin: AuditOrigin,
+    now: Date,
+  ): Promise<void> {
+    const row: AuditRow = {
+      id: newId(),
+      tenant_id: tenantId,
+      occurred_at: now.toISOString(),
+      action: entry.action,
+      resource_type: entry.resourceType,
+      resource_id: entry.resourceId,
+      actor_type: origin.actor.type,
+      actor_key_id: origin.actor.keyId ?? null,
+      request_id: origin.requestId,
+      correlation_id: origin.correlationId ?? null,
+      outcome: AUDIT_OUTCOMES[0],
+    };
+    await this.driver.runner.run(trx, this.insert, { e: row });
+  }
+
+  /** One account's events, newest first; `limit + 1` are read to know whether more follow. */
+  async list(tenantId: string, q: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }> {
+    let query = this.driver.db
+      .selectFrom('audit_events')
+      .select(COLUMNS)
+      .where('tenant_id', '=', tenantId)
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1);
+    const after = q.after;
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('occurred_at', '<', after.occurredAt),
+          eb.and([eb('occurred_at', '=', after.occurredAt), eb('id', '<', after.eventId)]),
+        ]),
+      );
+    }
+    if (q.since) query = query.where('occurred_at', '>=', q.since.toISOString());
+    if (q.action) query = query.where('action', '=', q.action);
+    const rows = await query.execute();
+    return { items: rows.slice(0, q.limit).map(toEvent), more: rows.length > q.limit };
+  }
+
+  /** Events older than `before` (AUDIT_RETENTION_DAYS), at most `limit` per call. */
+  async deleteBefore(trx: Executor, before: Date, limit: number): Promise<number> {
+    const res = await trx
+      .deleteFrom('audit_events')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('audit_events')
+          .select('id')
+          .where('occurred_at', '<', before.toISOString())
+          .orderBy('occurred_at')
+          .limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+}
+
+function toEvent(row: {
+  id: string;
+  tenant_id: string;
+  occurred_at: string | Date;
+  action: string;
+  resource_type: string;
+  resource_id: string;
+  actor_type: string;
+  actor_key_id: string | null;
+  request_id: string;
+  correlation_id: string | null;
+  outcome: string;
+}): AuditEvent {
+  const actor: AuditActor = { type: row.actor_type as AuditActor['type'] };
+  if (row.actor_key_id !== null) actor.keyId = row.actor_key_id;
+  const event: AuditEvent = {
+    eventId: row.id,
+    occurredAt: iso(row.occurred_at),
+    tenantId: row.tenant_id,
+    action: row.action as AuditAction,
+    resourceType: row.resource_type as AuditResourceType,
+    resourceId: row.resource_id,
+    actor,
+    requestId: row.request_id,
+    outcome: row.outcome as AuditEvent['outcome'],
+  };
+  if (row.correlation_id !== null) event.correlationId = row.correlation_id;
+  return event;
+}

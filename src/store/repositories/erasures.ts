@@ -1,0 +1,285 @@
+import type { AuditOrigin } from '../../domain/audit.js';
+import type { NewJob } from '../../jobs/types.js';
+import { iso, isoOrNull } from '../codec.js';
+import type { Driver } from '../driver.js';
+import { newId, subjectIdFor } from '../ids.js';
+import type { Executor } from '../prepared.js';
+import type { AuditRepository } from './audit.js';
+import type { JobsRepository } from './jobs.js';
+
+/** The job kind that erases one submission of an erasure (`lifecycle/erasure-job.ts` runs it). */
+export const ERASURE_JOB_TYPE = 'subject.erase';
+
+/** What one erasure removed. */
+export interface ErasureCounts {
+  submissions: number;
+  results: number;
+  artifacts: number;
+}
+
+export interface ErasureRecord {
+  erasureId: string;
+  tenantId: string;
+  partnerSubjectId: string;
+  status: 'pending' | 'completed';
+  requestedAt: string;
+  completedAt: string | null;
+  counts: ErasureCounts;
+}
+
+/** Seals the partner's subject reference an erasure keeps to show back (`secret-box.ts`). */
+export interface Sealer {
+  seal(plaintext: string, context: string): string;
+  open(sealed: string, context: string): string;
+}
+
+const UNFINISHED = ['pending', 'running', 'retrying'];
+
+type ErasureRow = {
+  id: string;
+  tenant_id: string;
+  partner_subject_sealed: string;
+  status: string;
+  submissions: number;
+  results: number;
+  artifacts: number;
+  requested_at: string | Date;
+  completed_at: string | Date | null;
+};
+
+/**
+ * Erasure of a subject's data (docs/data-lifecycle.md). A request records the erasure and one job
+ * per submission of the subject in one transaction; each job removes its submission with
+ * everything derived from it (`eraseSubmission`) in the transaction that completes it, and the
+ * last one completes the erasure. Retention erases through the same `eraseSubmission`.
+ */
+export class ErasureRepository {
+  constructor(
+    private readonly driver: Driver,
+    private readonly deps: {
+      jobs: JobsRepository;
+      audit: AuditRepository;
+      sealer: () => Sealer;
+      maxAttempts: number;
+    },
+  ) {}
+
+  /**
+   * Records an erasure request in `trx`: the subject's pending erasure when every submission of
+   * the subject is already being erased by it, else a new one over the submissions no erasure
+   * covers yet (completed at once, with zero counts, when there are none: a request does not
+   * reveal whether the subject exists). Returns it, and whether jobs were enqueued.
+   */
+  async request(
+    trx: Executor,
+    tenantId: string,
+    partnerSubjectId: string,
+    origin: AuditOrigin,
+    now: Date,
+  ): Promise<{ erasure: ErasureRecord; enqueued: boolean }> {
+    const subjectId = subjectIdFor(tenantId, partnerSubjectId);
+    const uncovered = await trx
+      .selectFrom('submissions as s')
+      .select('s.id')
+      .where('s.tenant_id', '=', tenantId)
+      .where('s.subject_id', '=', subjectId)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('jobs as j')
+              .select('j.id')
+              .whereRef('j.submission_id', '=', 's.id')
+              .where('j.type', '=', ERASURE_JOB_TYPE)
+              .where('j.status', 'in', UNFINISHED),
+          ),
+        ),
+      )
+      .orderBy('s.id')
+      .execute();
+    const audit = (action: 'subject.erasure_requested' | 'subject.erased', erasureId: string) =>
+      this.deps.audit.record(
+        trx,
+        tenantId,
+        { action, resourceType: 'erasure', resourceId: erasureId },
+        origin,
+        now,
+      );
+
+    if (uncovered.length === 0) {
+      const pending = await trx
+        .selectFrom('erasures')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('subject_id', '=', subjectId)
+        .where('status', '=', 'pending')
+        .orderBy('requested_at', 'desc')
+        .executeTakeFirst();
+      if (pending) {
+        await audit('subject.erasure_requested', pending.id);
+        return { erasure: this.toRecord(pending), enqueued: false };
+      }
+    }
+
+    const erasureId = newId();
+    const nowIso = now.toISOString();
+    const row = {
+      id: erasureId,
+      tenant_id: tenantId,
+      subject_id: subjectId,
+      partner_subject_sealed: this.deps.sealer().seal(partnerSubjectId, sealContext(erasureId)),
+      status: uncovered.length > 0 ? 'pending' : 'completed',
+      remaining: uncovered.length,
+      submissions: 0,
+      results: 0,
+      artifacts: 0,
+      requested_at: nowIso,
+      completed_at: uncovered.length > 0 ? null : nowIso,
+    } satisfies ErasureRow & { subject_id: string; remaining: number };
+    await trx.insertInto('erasures').values(row).execute();
+    for (const { id } of uncovered) {
+      const job: NewJob = {
+        type: ERASURE_JOB_TYPE,
+        tenantId,
+        submissionId: id,
+        payload: { erasureId },
+        correlationId: origin.correlationId ?? null,
+        requestId: origin.requestId,
+        acceptedAt: nowIso,
+        slaDeadlineAt: null,
+        maxAttempts: this.deps.maxAttempts,
+      };
+      await this.deps.jobs.enqueue(trx, job, now);
+    }
+    await audit('subject.erasure_requested', erasureId);
+    if (uncovered.length === 0) await audit('subject.erased', erasureId);
+    return { erasure: this.toRecord(row), enqueued: uncovered.length > 0 };
+  }
+
+  async get(db: Executor, tenantId: string, erasureId: string): Promise<ErasureRecord | undefined> {
+    const row = await db
+      .selectFrom('erasures')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', erasureId)
+      .executeTakeFirst();
+    return row ? this.toRecord(row) : undefined;
+  }
+
+  /** An erasure of any account (the operator's `erasures show`). */
+  async find(erasureId: string): Promise<ErasureRecord | undefined> {
+    const row = await this.driver.db
+      .selectFrom('erasures')
+      .selectAll()
+      .where('id', '=', erasureId)
+      .executeTakeFirst();
+    return row ? this.toRecord(row) : undefined;
+  }
+
+  /**
+   * Counts one erased submission towards its erasure; the last one completes it. Returns the
+   * erasure's account when this call completed it.
+   */
+  async progress(
+    trx: Executor,
+    erasureId: string,
+    counts: ErasureCounts,
+    now: Date,
+  ): Promise<{ completedTenantId: string | undefined }> {
+    await trx
+      .updateTable('erasures')
+      .set((eb) => ({
+        remaining: eb('remaining', '-', 1),
+        submissions: eb('submissions', '+', counts.submissions),
+        results: eb('results', '+', counts.results),
+        artifacts: eb('artifacts', '+', counts.artifacts),
+      }))
+      .where('id', '=', erasureId)
+      .where('status', '=', 'pending')
+      .execute();
+    const completed = await trx
+      .updateTable('erasures')
+      .set({ status: 'completed', completed_at: now.toISOString() })
+      .where('id', '=', erasureId)
+      .where('status', '=', 'pending')
+      .where('remaining', '<=', 0)
+      .returning('tenant_id')
+      .executeTakeFirst();
+    return { completedTenantId: completed?.tenant_id };
+  }
+
+  /**
+   * Removes one submission and everything kept because of it, in `trx`: its raw and normalised
+   * bodies, its result, the report bytes, its jobs (payloads and attempts), its `result.ready`
+   * event with the delivery attempts and pending deliveries. Its idempotency record (hashes and
+   * ids only) stays until it expires: a replay of the key finds its submission gone and answers
+   * 410 instead of creating it again.
+   *
+   * The jobs go first: a step finishing at the same moment completes its job fenced on the row
+   * (`JobsRepository.complete`), so on PostgreSQL this waits for that commit, or that step finds
+   * its job gone and rolls back whatever it meant to write. Jobs are looked for again last, for
+   * a step that committed a next job while this ran. `keepJobId` is the erasure's own job.
+   */
+  async eraseSubmission(
+    trx: Executor,
+    submissionId: string,
+    keepJobId: string | null,
+  ): Promise<ErasureCounts> {
+    await this.deleteJobs(trx, submissionId, keepJobId);
+    const result = await trx
+      .selectFrom('results')
+      .select('id')
+      .where('submission_id', '=', submissionId)
+      .executeTakeFirst();
+    let artifacts = 0;
+    if (result) {
+      const events = trx.selectFrom('webhook_events').select('id').where('result_id', '=', result.id);
+      await trx.deleteFrom('webhook_attempts').where('event_id', 'in', events).execute();
+      await trx.deleteFrom('webhook_events').where('result_id', '=', result.id).execute();
+      await trx
+        .deleteFrom('artifact_contents')
+        .where(
+          'artifact_id',
+          'in',
+          trx.selectFrom('artifacts').select('id').where('result_id', '=', result.id),
+        )
+        .execute();
+      const deleted = await trx.deleteFrom('artifacts').where('result_id', '=', result.id).executeTakeFirst();
+      artifacts = Number(deleted.numDeletedRows);
+      await trx.deleteFrom('results').where('id', '=', result.id).execute();
+    }
+    const submissions = await trx.deleteFrom('submissions').where('id', '=', submissionId).executeTakeFirst();
+    await this.deleteJobs(trx, submissionId, keepJobId);
+    return { submissions: Number(submissions.numDeletedRows), results: result ? 1 : 0, artifacts };
+  }
+
+  private async deleteJobs(trx: Executor, submissionId: string, keepJobId: string | null): Promise<void> {
+    let query = trx.deleteFrom('jobs').where('submission_id', '=', submissionId);
+    if (keepJobId !== null) query = query.where('id', '<>', keepJobId);
+    const deleted = await query.returning('id').execute();
+    if (deleted.length === 0) return;
+    await trx
+      .deleteFrom('job_attempts')
+      .where(
+        'job_id',
+        'in',
+        deleted.map((row) => row.id),
+      )
+      .execute();
+  }
+
+  private toRecord(row: ErasureRow): ErasureRecord {
+    return {
+      erasureId: row.id,
+      tenantId: row.tenant_id,
+      partnerSubjectId: this.deps.sealer().open(row.partner_subject_sealed, sealContext(row.id)),
+      status: row.status === 'completed' ? 'completed' : 'pending',
+      requestedAt: iso(row.requested_at),
+      completedAt: isoOrNull(row.completed_at),
+      counts: { submissions: row.submissions, results: row.results, artifacts: row.artifacts },
+    };
+  }
+}
+
+function sealContext(erasureId: string): string {
+  return `erasure:${erasureId}`;
+}

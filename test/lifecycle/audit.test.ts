@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliFor } from '../helpers/cli.js';
+import { waitUntil } from '../helpers/pipeline.js';
+import { TestReceiver } from '../helpers/receiver.js';
+import {
+  bodyFor,
+  createAccount,
+  errorOf,
+  getJson,
+  postSubmission,
+  startTestService,
+  type TestAccount,
+  type TestService,
+  uniqueKey,
+} from '../helpers/service.js';
+
+/** The audit trail: every action recorded once by what did it, readable per account, with no health data. */
+
+let service: TestService;
+let receiver: TestReceiver;
+let receiverUrl: string;
+
+beforeAll(async () => {
+  receiver = new TestReceiver();
+  receiverUrl = await receiver.start();
+  service = await startTestService({
+    RATE_LIMIT_PER_MINUTE: '0',
+    WEBHOOK_ALLOW_INSECURE: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '0s',
+  });
+});
+afterAll(async () => {
+  await service?.stop();
+  await receiver?.stop();
+});
+
+interface Event {
+  eventId: string;
+  occurredAt: string;
+  tenantId: string;
+  action: string;
+  resourceType: string;
+  resourceId: string;
+  actor: { type: string; keyId?: string };
+  requestId: string;
+  correlationId?: string;
+  outcome: string;
+}
+
+const auth = (account: TestAccount) => ({ 'x-api-key': account.apiKey });
+
+async function allEvents(account: TestAccount): Promise<Event[]> {
+  const res = await getJson(service, '/v1/audit-events?limit=200', auth(account));
+  expect(res.status).toBe(200);
+  return (res.json.items as Event[]) ?? [];
+}
+
+async function countsByAction(account: TestAccount): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const e of await allEvents(account)) counts[e.action] = (counts[e.action] ?? 0) + 1;
+  return counts;
+}
+
+/** Runs `act` and checks it added exactly `expected` events (by action) to the account's trail. */
+async function expectAudited(
+  account: TestAccount,
+  expected: Record<string, number>,
+  act: () => Promise<unknown>,
+) {
+  const before = await countsByAction(account);
+  await act();
+  const after = await countsByAction(account);
+  const added: Record<string, number> = {};
+  for (const [action, n] of Object.entries(after)) {
+    const delta = n - (before[action] ?? 0);
+    if (delta !== 0) added[action] = delta;
+  }
+  expect(added).toEqual(expected);
+}
+
+describe('the audit trail', () => {
+  it('records every action once, by what did it, and never health data, keys or secrets', async () => {
+    const account = await createAccount(service);
+    const subject = `subj-${randomUUID()}`;
+    const psid = `sub-${randomUUID()}`;
+    const lab = `Lab ${randomUUID()}`;
+    const body = bodyFor(account, (b) => {
+      b.partnerSubjectId = subject;
+      b.partnerSubmissionId = psid;
+      b.sourceMetadata.labName = lab;
+    });
+    const key = uniqueKey();
+    let secret = '';
+    await expectAudited(account, { 'webhook.endpoint_set': 1 }, async () => {
+      const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', receiverUrl]);
+      expect(set.code).toBe(0);
+      secret = String(set.json!.signingSecret);
+    });
+    let submissionId = '';
+    await expectAudited(account, { 'submission.created': 1 }, async () => {
+      const res = await postSubmission(service, body, {
+        apiKey: account.apiKey,
+        idempotencyKey: key,
+        correlationId: 'corr-audit',
+      });
+      expect(res.status).toBe(202);
+      submissionId = String(res.json.submissionId);
+    });
+    await expectAudited(account, { 'submission.replayed': 1 }, async () => {
+      const res = await postSubmission(service, body, { apiKey: account.apiKey, idempotencyKey: key });
+      expect(res.headers.get('idempotent-replayed')).toBe('true');
+    });
+    const detail = await waitUntil(
+      async () => {
+        const r = await getJson(service, `/v1/submissions/${submissionId}`, auth(account));
+        return r.json.status === 'completed' ? r.json : undefined;
+      },
+      60_000,
+      'completed',
+    );
+    const resultId = String(detail.resultId);
+    await expectAudited(account, { 'submission.read': 1 }, () =>
+      getJson(service, `/v1/submissions/${submissionId}`, auth(account)),
+    );
+    // A 404 reads nothing and records nothing.
+    await expectAudited(account, {}, () =>
+      getJson(service, `/v1/submissions/${randomUUID()}`, auth(account)),
+    );
+    let link = '';
+    await expectAudited(account, { 'result.read': 1 }, async () => {
+      const r = await getJson(service, `/v1/results/${resultId}`, auth(account));
+      const items = (r.json.artifacts as { items: Array<{ access: { downloadUrl: string } }> }).items;
+      const signed = new URL(items[0]!.access.downloadUrl);
+      link = `${service.url}${signed.pathname}${signed.search}`;
+    });
+    await expectAudited(account, { 'artifact.downloaded': 1 }, async () => {
+      expect((await fetch(link)).status).toBe(200);
+    });
+    await expectAudited(account, { 'webhook.secret_rotated': 1 }, async () => {
+      expect(cliFor(service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]).code).toBe(0);
+    });
+    await waitUntil(async () => receiver.deliveries.length > 0, 30_000, 'a callback');
+    await expectAudited(account, { 'webhook.redelivered': 1 }, async () => {
+      expect(cliFor(service, ['webhooks', 'redeliver', '--result', resultId]).code).toBe(0);
+    });
+    let newKeyId = '';
+    let newKey = '';
+    await expectAudited(account, { 'key.created': 1 }, async () => {
+      const created = cliFor(service, ['keys', 'create', '--partner', account.partnerId]);
+      newKeyId = String(created.json!.keyId);
+      newKey = String(created.json!.apiKey);
+    });
+    await expectAudited(account, { 'key.revoked': 1 }, async () => {
+      expect(cliFor(service, ['keys', 'revoke', newKeyId]).code).toBe(0);
+      // Revoking again changes nothing and records nothing more.
+      expect(cliFor(service, ['keys', 'revoke', newKeyId]).code).toBe(0);
+    });
+    await expectAudited(account, { 'tenant.deactivated': 1, 'tenant.activated': 1 }, async () => {
+      expect(cliFor(service, ['tenants', 'deactivate', account.tenantId]).code).toBe(0);
+      expect(cliFor(service, ['tenants', 'activate', account.tenantId]).code).toBe(0);
+    });
+    await expectAudited(account, { 'subject.erasure_requested': 1, 'subject.erased': 1 }, async () => {
+      const res = await fetch(`${service.url}/v1/subjects/${encodeURIComponent(subject)}`, {
+        method: 'DELETE',
+        headers: auth(account),
+      });
+      const erasureId = String(((await res.json()) as { erasureId: string }).erasureId);
+      await waitUntil(
+        async () => {
+          const r = await getJson(service, `/v1/erasures/${erasureId}`, auth(account));
+          return r.json.status === 'completed';
+        },
+        60_000,
+        'erased',
+      );
+    });
+
+    const events = await allEvents(account);
+    const created = events.find((e) => e.action === 'submission.created')!;
+    expect(created).toMatchObject({
+      tenantId: account.tenantId,
+      resourceType: 'submission',
+      resourceId: submissionId,
+      actor: { type: 'api_key', keyId: account.keyId },
+      correlationId: 'corr-audit',
+      outcome: 'success',
+    });
+    expect(events.find((e) => e.action === 'artifact.downloaded')!.actor).toEqual({ type: 'download_link' });
+    expect(events.find((e) => e.action === 'key.revoked')!.actor).toEqual({ type: 'operator' });
+    expect(events.find((e) => e.action === 'subject.erased')!.actor).toEqual({ type: 'system' });
+    // Newest first.
+    const times = events.map((e) => e.occurredAt);
+    expect([...times].sort().reverse()).toEqual(times);
+    // No health data, subject reference, key or secret in any recorded field.
+    const rows = await service.store.driver.db.selectFrom('audit_events').selectAll().execute();
+    const text = JSON.stringify(rows);
+    for (const needle of [subject, psid, lab, account.apiKey, newKey, secret, 'ALBUMIN', 'white_british']) {
+      expect(text).not.toContain(needle);
+    }
+    // Append-only: the database refuses to change a recorded event.
+    await expect(
+      service.store.driver.db
+        .updateTable('audit_events')
+        .set({ action: 'x' })
+        .where('tenant_id', '=', account.tenantId)
+        .execute(),
+    ).rejects.toThrow(/append-only/);
+  });
+
+  it('pages newest first with a cursor, only for the caller’s account', async () => {
+    const account = await createAccount(service);
+    const other = await createAccount(service);
+    for (let i = 0; i < 5; i++) {
+      const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+      expect(res.status).toBe(202);
+    }
+    const whole = await allEvents(account);
+    expect(whole.length).toBeGreaterThanOrEqual(6);
+    const paged: Event[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : '?limit=2';
+      const res = await getJson(service, `/v1/audit-events${query}`, auth(account));
+      expect(res.status).toBe(200);
+      const items = res.json.items as Event[];
+      expect(items.length).toBeLessThanOrEqual(2);
+      paged.push(...items);
+      cursor = res.json.nextCursor as string | null;
+    } while (cursor);
+    expect(paged.map((e) => e.eventId)).toEqual(whole.map((e) => e.eventId));
+    expect(whole.every((e) => e.tenantId === account.tenantId)).toBe(true);
+    const theirs = await allEvents(other);
+    expect(theirs.some((e) => e.tenantId === account.tenantId)).toBe(false);
+
+    for (const bad of ['?limit=0', '?limit=201', '?limit=abc', '?cursor=nope', '?cursor=W10']) {
+      const res = await getJson(service, `/v1/audit-events${bad}`, auth(account));
+      expect(res.status, bad).toBe(400);
+      expect(errorOf(res.json).code).toBe('VALIDATION_ERROR');
+    }
+    expect((await getJson(service, '/v1/audit-events')).status).toBe(401);
+  });
+
+  it('lists an account’s events for the operator, by action and time', async () => {
+    const account = await createAccount(service);
+    const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+    expect(res.status).toBe(202);
+    const listed = cliFor(service, [
+      'audit',
+      'list',
+      '--tenant',
+      account.tenantId,
+      '--action',
+      'submission.created',
+    ]);
+    expect(listed.code).toBe(0);
+    const events = (listed.json as { events: Event[] }).events;
+    expect(events.map((e) => e.resourceId)).toEqual([String(res.json.submissionId)]);
+    const future = cliFor(service, [
+      'audit',
+      'list',
+      '--tenant',
+      account.tenantId,
+      '--since',
+      '2999-01-01T00:00:00Z',
+    ]);
+    expect((future.json as { events: Event[] }).events).toEqual([]);
+    expect(cliFor(service, ['audit', 'list', '--tenant', account.tenantId, '--action', 'nope']).code).toBe(1);
+  });
+});
