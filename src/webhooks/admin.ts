@@ -3,6 +3,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import type { SecretBox } from '../secret-box.js';
 import type { SystemStore } from '../store/index.js';
+import type { Executor } from '../store/prepared.js';
 import { NotFoundError } from '../store/repositories/accounts.js';
 import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
 import { DELIVER_KIND, deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
@@ -88,13 +89,7 @@ export class WebhookAdmin {
         },
         now,
       );
-      await this.store.audit.record(
-        trx,
-        partner.tenantId,
-        { action: 'webhook.endpoint_set', resourceType: 'webhook_endpoint', resourceId: partnerId },
-        this.origin,
-        now,
-      );
+      await this.audit(trx, partner.tenantId, 'webhook.endpoint_set', partnerId, now);
       // Changing the URL keeps the secret the receiver already has; a first registration makes one.
       let secret = activeSecret(this.box, partnerId, await this.store.webhooks.secrets(trx, partnerId), now);
       if (!secret) {
@@ -130,13 +125,7 @@ export class WebhookAdmin {
         activatesAt,
         now,
       );
-      await this.store.audit.record(
-        trx,
-        partner.tenantId,
-        { action: 'webhook.secret_rotated', resourceType: 'webhook_endpoint', resourceId: partnerId },
-        this.origin,
-        now,
-      );
+      await this.audit(trx, partner.tenantId, 'webhook.secret_rotated', partnerId, now);
     });
     return { partnerId, signingSecret: secret, activatesAt: activatesAt.toISOString() };
   }
@@ -157,14 +146,8 @@ export class WebhookAdmin {
     if (!endpoint) {
       throw new WebhookAdminError(`the partner of result ${resultId} has no callback registered`);
     }
-    const audit = (trx: Parameters<typeof this.store.audit.record>[0], eventId: string) =>
-      this.store.audit.record(
-        trx,
-        endpoint.tenantId,
-        { action: 'webhook.redelivered', resourceType: 'webhook_event', resourceId: eventId },
-        this.origin,
-        now,
-      );
+    const audit = (trx: Executor, eventId: string) =>
+      this.audit(trx, endpoint.tenantId, 'webhook.redelivered', eventId, now);
     const policy = { scheduleMs: this.o.scheduleMs };
     const ids = { correlationId: row.correlationId, requestId: row.requestId };
     const eventId = await this.store.batcher.submit(async (trx) => {
@@ -201,6 +184,18 @@ export class WebhookAdmin {
     });
     this.store.notifier.notify();
     return { resultId, eventId };
+  }
+
+  /** The operator's change, in the transaction that makes it. */
+  private audit(
+    trx: Executor,
+    tenantId: string,
+    action: 'webhook.endpoint_set' | 'webhook.secret_rotated' | 'webhook.redelivered',
+    resourceId: string,
+    now: Date,
+  ): Promise<void> {
+    const resourceType = action === 'webhook.redelivered' ? 'webhook_event' : 'webhook_endpoint';
+    return this.store.audit.record(trx, tenantId, { action, resourceType, resourceId }, this.origin, now);
   }
 
   private now(): Date {

@@ -10,6 +10,7 @@ import { type RunningService, type ServiceOptions, startService } from '../../sr
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { createTestDatabase, testStoreKind } from './database.js';
 import { tempDataDir } from './dirs.js';
+import { TestReceiver } from './receiver.js';
 
 export const EXAMPLE_PATH = path.resolve(import.meta.dirname, '../../examples/submission.json');
 
@@ -190,6 +191,43 @@ export function serviceWithAccount(env: Record<string, string> = {}): {
     get account() {
       if (!account) throw new Error('the account is created in beforeAll');
       return account;
+    },
+  };
+}
+
+/**
+ * One service (rate limit off) delivering callbacks to a real loopback receiver, for a whole test
+ * file: both started before its first test and stopped after its last.
+ */
+export function serviceWithReceiver(env: Record<string, string> = {}): {
+  readonly service: TestService;
+  readonly receiver: TestReceiver;
+  readonly receiverUrl: string;
+} {
+  let service: TestService | undefined;
+  const receiver = new TestReceiver();
+  let receiverUrl = '';
+  beforeAll(async () => {
+    receiverUrl = await receiver.start();
+    service = await startTestService({
+      RATE_LIMIT_PER_MINUTE: '0',
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '0s',
+      ...env,
+    });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await receiver.stop();
+  });
+  return {
+    get service() {
+      if (!service) throw new Error('the service starts in beforeAll');
+      return service;
+    },
+    receiver,
+    get receiverUrl() {
+      return receiverUrl;
     },
   };
 }

@@ -1,39 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cliFor } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
-import { TestReceiver } from '../helpers/receiver.js';
 import {
   bodyFor,
   createAccount,
   errorOf,
   getJson,
   postSubmission,
-  startTestService,
+  serviceWithReceiver,
   type TestAccount,
-  type TestService,
   uniqueKey,
 } from '../helpers/service.js';
 
 /** The audit trail: every action recorded once by what did it, readable per account, with no health data. */
 
-let service: TestService;
-let receiver: TestReceiver;
-let receiverUrl: string;
-
-beforeAll(async () => {
-  receiver = new TestReceiver();
-  receiverUrl = await receiver.start();
-  service = await startTestService({
-    RATE_LIMIT_PER_MINUTE: '0',
-    WEBHOOK_ALLOW_INSECURE: 'true',
-    WEBHOOK_RETRY_SCHEDULE: '0s',
-  });
-});
-afterAll(async () => {
-  await service?.stop();
-  await receiver?.stop();
-});
+const ctx = serviceWithReceiver();
 
 interface Event {
   eventId: string;
@@ -51,7 +33,7 @@ interface Event {
 const auth = (account: TestAccount) => ({ 'x-api-key': account.apiKey });
 
 async function allEvents(account: TestAccount): Promise<Event[]> {
-  const res = await getJson(service, '/v1/audit-events?limit=200', auth(account));
+  const res = await getJson(ctx.service, '/v1/audit-events?limit=200', auth(account));
   expect(res.status).toBe(200);
   return (res.json.items as Event[]) ?? [];
 }
@@ -81,7 +63,7 @@ async function expectAudited(
 
 describe('the audit trail', () => {
   it('records every action once, by what did it, and never health data, keys or secrets', async () => {
-    const account = await createAccount(service);
+    const account = await createAccount(ctx.service);
     const subject = `subj-${randomUUID()}`;
     const psid = `sub-${randomUUID()}`;
     const lab = `Lab ${randomUUID()}`;
@@ -93,13 +75,20 @@ describe('the audit trail', () => {
     const key = uniqueKey();
     let secret = '';
     await expectAudited(account, { 'webhook.endpoint_set': 1 }, async () => {
-      const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', receiverUrl]);
+      const set = cliFor(ctx.service, [
+        'webhooks',
+        'set',
+        '--partner',
+        account.partnerId,
+        '--url',
+        ctx.receiverUrl,
+      ]);
       expect(set.code).toBe(0);
       secret = String(set.json!.signingSecret);
     });
     let submissionId = '';
     await expectAudited(account, { 'submission.created': 1 }, async () => {
-      const res = await postSubmission(service, body, {
+      const res = await postSubmission(ctx.service, body, {
         apiKey: account.apiKey,
         idempotencyKey: key,
         correlationId: 'corr-audit',
@@ -108,12 +97,12 @@ describe('the audit trail', () => {
       submissionId = String(res.json.submissionId);
     });
     await expectAudited(account, { 'submission.replayed': 1 }, async () => {
-      const res = await postSubmission(service, body, { apiKey: account.apiKey, idempotencyKey: key });
+      const res = await postSubmission(ctx.service, body, { apiKey: account.apiKey, idempotencyKey: key });
       expect(res.headers.get('idempotent-replayed')).toBe('true');
     });
     const detail = await waitUntil(
       async () => {
-        const r = await getJson(service, `/v1/submissions/${submissionId}`, auth(account));
+        const r = await getJson(ctx.service, `/v1/submissions/${submissionId}`, auth(account));
         return r.json.status === 'completed' ? r.json : undefined;
       },
       60_000,
@@ -121,54 +110,54 @@ describe('the audit trail', () => {
     );
     const resultId = String(detail.resultId);
     await expectAudited(account, { 'submission.read': 1 }, () =>
-      getJson(service, `/v1/submissions/${submissionId}`, auth(account)),
+      getJson(ctx.service, `/v1/submissions/${submissionId}`, auth(account)),
     );
     // A 404 reads nothing and records nothing.
     await expectAudited(account, {}, () =>
-      getJson(service, `/v1/submissions/${randomUUID()}`, auth(account)),
+      getJson(ctx.service, `/v1/submissions/${randomUUID()}`, auth(account)),
     );
     let link = '';
     await expectAudited(account, { 'result.read': 1 }, async () => {
-      const r = await getJson(service, `/v1/results/${resultId}`, auth(account));
+      const r = await getJson(ctx.service, `/v1/results/${resultId}`, auth(account));
       const items = (r.json.artifacts as { items: Array<{ access: { downloadUrl: string } }> }).items;
       const signed = new URL(items[0]!.access.downloadUrl);
-      link = `${service.url}${signed.pathname}${signed.search}`;
+      link = `${ctx.service.url}${signed.pathname}${signed.search}`;
     });
     await expectAudited(account, { 'artifact.downloaded': 1 }, async () => {
       expect((await fetch(link)).status).toBe(200);
     });
     await expectAudited(account, { 'webhook.secret_rotated': 1 }, async () => {
-      expect(cliFor(service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]).code).toBe(0);
+      expect(cliFor(ctx.service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]).code).toBe(0);
     });
-    await waitUntil(async () => receiver.deliveries.length > 0, 30_000, 'a callback');
+    await waitUntil(async () => ctx.receiver.deliveries.length > 0, 30_000, 'a callback');
     await expectAudited(account, { 'webhook.redelivered': 1 }, async () => {
-      expect(cliFor(service, ['webhooks', 'redeliver', '--result', resultId]).code).toBe(0);
+      expect(cliFor(ctx.service, ['webhooks', 'redeliver', '--result', resultId]).code).toBe(0);
     });
     let newKeyId = '';
     let newKey = '';
     await expectAudited(account, { 'key.created': 1 }, async () => {
-      const created = cliFor(service, ['keys', 'create', '--partner', account.partnerId]);
+      const created = cliFor(ctx.service, ['keys', 'create', '--partner', account.partnerId]);
       newKeyId = String(created.json!.keyId);
       newKey = String(created.json!.apiKey);
     });
     await expectAudited(account, { 'key.revoked': 1 }, async () => {
-      expect(cliFor(service, ['keys', 'revoke', newKeyId]).code).toBe(0);
+      expect(cliFor(ctx.service, ['keys', 'revoke', newKeyId]).code).toBe(0);
       // Revoking again changes nothing and records nothing more.
-      expect(cliFor(service, ['keys', 'revoke', newKeyId]).code).toBe(0);
+      expect(cliFor(ctx.service, ['keys', 'revoke', newKeyId]).code).toBe(0);
     });
     await expectAudited(account, { 'tenant.deactivated': 1, 'tenant.activated': 1 }, async () => {
-      expect(cliFor(service, ['tenants', 'deactivate', account.tenantId]).code).toBe(0);
-      expect(cliFor(service, ['tenants', 'activate', account.tenantId]).code).toBe(0);
+      expect(cliFor(ctx.service, ['tenants', 'deactivate', account.tenantId]).code).toBe(0);
+      expect(cliFor(ctx.service, ['tenants', 'activate', account.tenantId]).code).toBe(0);
     });
     await expectAudited(account, { 'subject.erasure_requested': 1, 'subject.erased': 1 }, async () => {
-      const res = await fetch(`${service.url}/v1/subjects/${encodeURIComponent(subject)}`, {
+      const res = await fetch(`${ctx.service.url}/v1/subjects/${encodeURIComponent(subject)}`, {
         method: 'DELETE',
         headers: auth(account),
       });
       const erasureId = String(((await res.json()) as { erasureId: string }).erasureId);
       await waitUntil(
         async () => {
-          const r = await getJson(service, `/v1/erasures/${erasureId}`, auth(account));
+          const r = await getJson(ctx.service, `/v1/erasures/${erasureId}`, auth(account));
           return r.json.status === 'completed';
         },
         60_000,
@@ -193,14 +182,14 @@ describe('the audit trail', () => {
     const times = events.map((e) => e.occurredAt);
     expect([...times].sort().reverse()).toEqual(times);
     // No health data, subject reference, key or secret in any recorded field.
-    const rows = await service.store.driver.db.selectFrom('audit_events').selectAll().execute();
+    const rows = await ctx.service.store.driver.db.selectFrom('audit_events').selectAll().execute();
     const text = JSON.stringify(rows);
     for (const needle of [subject, psid, lab, account.apiKey, newKey, secret, 'ALBUMIN', 'white_british']) {
       expect(text).not.toContain(needle);
     }
     // Append-only: the database refuses to change a recorded event.
     await expect(
-      service.store.driver.db
+      ctx.service.store.driver.db
         .updateTable('audit_events')
         .set({ action: 'x' })
         .where('tenant_id', '=', account.tenantId)
@@ -209,10 +198,10 @@ describe('the audit trail', () => {
   });
 
   it('pages newest first with a cursor, only for the caller’s account', async () => {
-    const account = await createAccount(service);
-    const other = await createAccount(service);
+    const account = await createAccount(ctx.service);
+    const other = await createAccount(ctx.service);
     for (let i = 0; i < 5; i++) {
-      const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+      const res = await postSubmission(ctx.service, bodyFor(account), { apiKey: account.apiKey });
       expect(res.status).toBe(202);
     }
     const whole = await allEvents(account);
@@ -221,7 +210,7 @@ describe('the audit trail', () => {
     let cursor: string | null = null;
     do {
       const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : '?limit=2';
-      const res = await getJson(service, `/v1/audit-events${query}`, auth(account));
+      const res = await getJson(ctx.service, `/v1/audit-events${query}`, auth(account));
       expect(res.status).toBe(200);
       const items = res.json.items as Event[];
       expect(items.length).toBeLessThanOrEqual(2);
@@ -234,18 +223,18 @@ describe('the audit trail', () => {
     expect(theirs.some((e) => e.tenantId === account.tenantId)).toBe(false);
 
     for (const bad of ['?limit=0', '?limit=201', '?limit=abc', '?cursor=nope', '?cursor=W10']) {
-      const res = await getJson(service, `/v1/audit-events${bad}`, auth(account));
+      const res = await getJson(ctx.service, `/v1/audit-events${bad}`, auth(account));
       expect(res.status, bad).toBe(400);
       expect(errorOf(res.json).code).toBe('VALIDATION_ERROR');
     }
-    expect((await getJson(service, '/v1/audit-events')).status).toBe(401);
+    expect((await getJson(ctx.service, '/v1/audit-events')).status).toBe(401);
   });
 
   it('lists an account’s events for the operator, by action and time', async () => {
-    const account = await createAccount(service);
-    const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+    const account = await createAccount(ctx.service);
+    const res = await postSubmission(ctx.service, bodyFor(account), { apiKey: account.apiKey });
     expect(res.status).toBe(202);
-    const listed = cliFor(service, [
+    const listed = cliFor(ctx.service, [
       'audit',
       'list',
       '--tenant',
@@ -256,7 +245,7 @@ describe('the audit trail', () => {
     expect(listed.code).toBe(0);
     const events = (listed.json as { events: Event[] }).events;
     expect(events.map((e) => e.resourceId)).toEqual([String(res.json.submissionId)]);
-    const future = cliFor(service, [
+    const future = cliFor(ctx.service, [
       'audit',
       'list',
       '--tenant',
@@ -265,6 +254,8 @@ describe('the audit trail', () => {
       '2999-01-01T00:00:00Z',
     ]);
     expect((future.json as { events: Event[] }).events).toEqual([]);
-    expect(cliFor(service, ['audit', 'list', '--tenant', account.tenantId, '--action', 'nope']).code).toBe(1);
+    expect(
+      cliFor(ctx.service, ['audit', 'list', '--tenant', account.tenantId, '--action', 'nope']).code,
+    ).toBe(1);
   });
 });

@@ -2,20 +2,19 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { cliFor } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
-import { TestReceiver } from '../helpers/receiver.js';
 import {
   bodyFor,
   createAccount,
   errorOf,
   getJson,
   postSubmission,
+  serviceWithReceiver,
   startTestService,
   type TestAccount,
-  type TestService,
   testStoreKind,
   uniqueKey,
 } from '../helpers/service.js';
@@ -25,23 +24,7 @@ import {
  * every table, and (SQLite) what is left in the bytes of the database files.
  */
 
-let service: TestService;
-let receiver: TestReceiver;
-let receiverUrl: string;
-
-beforeAll(async () => {
-  receiver = new TestReceiver();
-  receiverUrl = await receiver.start();
-  service = await startTestService({
-    RATE_LIMIT_PER_MINUTE: '0',
-    WEBHOOK_ALLOW_INSECURE: 'true',
-    WEBHOOK_RETRY_SCHEDULE: '0s',
-  });
-});
-afterAll(async () => {
-  await service?.stop();
-  await receiver?.stop();
-});
+const ctx = serviceWithReceiver();
 
 /** Strings only this test's subject carries, in ids, free text and values. */
 function subjectStrings() {
@@ -61,7 +44,7 @@ async function submit(
   idempotencyKey = uniqueKey(),
 ) {
   const res = await postSubmission(
-    service,
+    ctx.service,
     bodyFor(account, (b) => {
       b.partnerSubjectId = subject;
       b.partnerSubmissionId = partnerSubmissionId;
@@ -79,7 +62,7 @@ const auth = (account: TestAccount) => ({ 'x-api-key': account.apiKey });
 async function completed(account: TestAccount, submissionId: string) {
   return waitUntil(
     async () => {
-      const r = await getJson(service, `/v1/submissions/${submissionId}`, auth(account));
+      const r = await getJson(ctx.service, `/v1/submissions/${submissionId}`, auth(account));
       return r.json.status === 'completed' ? r.json : undefined;
     },
     60_000,
@@ -88,7 +71,7 @@ async function completed(account: TestAccount, submissionId: string) {
 }
 
 async function erase(account: TestAccount, subject: string) {
-  const res = await fetch(`${service.url}/v1/subjects/${encodeURIComponent(subject)}`, {
+  const res = await fetch(`${ctx.service.url}/v1/subjects/${encodeURIComponent(subject)}`, {
     method: 'DELETE',
     headers: { ...auth(account), 'x-correlation-id': 'erase-test' },
   });
@@ -98,7 +81,7 @@ async function erase(account: TestAccount, subject: string) {
 async function erasureDone(account: TestAccount, erasureId: string) {
   return waitUntil(
     async () => {
-      const r = await getJson(service, `/v1/erasures/${erasureId}`, auth(account));
+      const r = await getJson(ctx.service, `/v1/erasures/${erasureId}`, auth(account));
       return r.json.status === 'completed' ? r.json : undefined;
     },
     60_000,
@@ -131,7 +114,7 @@ async function everyRowAsText(store: Store): Promise<string> {
 async function queueIdle() {
   await waitUntil(
     async () => {
-      const busy = await service.store.driver.db
+      const busy = await ctx.service.store.driver.db
         .selectFrom('jobs')
         .select('id')
         .where('status', 'in', ['pending', 'running', 'retrying'])
@@ -145,8 +128,15 @@ async function queueIdle() {
 
 describe('erasure of a subject', () => {
   it('removes every trace of the subject, keeps other subjects, and refuses a replay with 410', async () => {
-    const account = await createAccount(service);
-    const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', receiverUrl]);
+    const account = await createAccount(ctx.service);
+    const set = cliFor(ctx.service, [
+      'webhooks',
+      'set',
+      '--partner',
+      account.partnerId,
+      '--url',
+      ctx.receiverUrl,
+    ]);
     expect(set.code).toBe(0);
     const s = subjectStrings();
     const other = subjectStrings();
@@ -154,14 +144,14 @@ describe('erasure of a subject', () => {
     const b = await submit(account, s.subject, s.submissions[1]!, s.lab);
     const kept = await submit(account, other.subject, other.submissions[0]!, other.lab);
     for (const x of [a, b, kept]) await completed(account, x.submissionId);
-    const detail = await getJson(service, `/v1/submissions/${a.submissionId}`, auth(account));
+    const detail = await getJson(ctx.service, `/v1/submissions/${a.submissionId}`, auth(account));
     const resultId = String(detail.json.resultId);
-    const result = await getJson(service, `/v1/results/${resultId}`, auth(account));
+    const result = await getJson(ctx.service, `/v1/results/${resultId}`, auth(account));
     const items = (result.json.artifacts as { items: Array<{ access: { downloadUrl: string } }> }).items;
     const signed = new URL(items[0]!.access.downloadUrl);
-    const link = `${service.url}${signed.pathname}${signed.search}`;
+    const link = `${ctx.service.url}${signed.pathname}${signed.search}`;
     expect((await fetch(link)).status).toBe(200);
-    await waitUntil(async () => receiver.deliveries.length >= 3, 30_000, 'three callbacks');
+    await waitUntil(async () => ctx.receiver.deliveries.length >= 3, 30_000, 'three callbacks');
     await queueIdle();
 
     const requested = await erase(account, s.subject);
@@ -185,12 +175,12 @@ describe('erasure of a subject', () => {
 
     // What the partner sees.
     for (const id of [a.submissionId, b.submissionId]) {
-      expect((await getJson(service, `/v1/submissions/${id}`, auth(account))).status).toBe(404);
+      expect((await getJson(ctx.service, `/v1/submissions/${id}`, auth(account))).status).toBe(404);
     }
-    expect((await getJson(service, `/v1/results/${resultId}`, auth(account))).status).toBe(404);
+    expect((await getJson(ctx.service, `/v1/results/${resultId}`, auth(account))).status).toBe(404);
     expect([403, 404]).toContain((await fetch(link)).status);
     const replay = await postSubmission(
-      service,
+      ctx.service,
       bodyFor(account, (body) => {
         body.partnerSubjectId = s.subject;
         body.partnerSubmissionId = s.submissions[0];
@@ -202,16 +192,16 @@ describe('erasure of a subject', () => {
     expect(replay.status).toBe(410);
     expect(errorOf(replay.json).code).toBe('SUBMISSION_ERASED');
     // The other subject is untouched.
-    expect((await getJson(service, `/v1/submissions/${kept.submissionId}`, auth(account))).json.status).toBe(
-      'completed',
-    );
+    expect(
+      (await getJson(ctx.service, `/v1/submissions/${kept.submissionId}`, auth(account))).json.status,
+    ).toBe('completed');
 
     // What is left in the store: no table holds any of the subject's strings.
     await queueIdle();
-    const text = await everyRowAsText(service.store);
+    const text = await everyRowAsText(ctx.service.store);
     for (const needle of [s.subject, ...s.submissions, s.lab]) expect(text).not.toContain(needle);
     expect(text).toContain(other.subject);
-    const db = service.store.driver.db;
+    const db = ctx.service.store.driver.db;
     for (const table of ['submissions', 'results', 'artifacts'] as const) {
       const rows = await db
         .selectFrom(table)
@@ -228,9 +218,9 @@ describe('erasure of a subject', () => {
     // Only the erasure's own steps remain (until the cleaner), naming nothing but ids.
     expect(new Set(jobs.map((j) => j.type))).toEqual(new Set(['subject.erase']));
 
-    if (service.store.driver.name === 'sqlite') {
+    if (ctx.service.store.driver.name === 'sqlite') {
       // Nothing readable in the files themselves: the database, its WAL and shared memory.
-      const base = path.join(service.config.dataDir, 'healthspan.sqlite');
+      const base = path.join(ctx.service.config.dataDir, 'healthspan.sqlite');
       const files = [base, `${base}-wal`, `${base}-shm`].filter((f) => fs.existsSync(f));
       expect(files).toContain(base);
       for (const file of files) {
@@ -247,30 +237,30 @@ describe('erasure of a subject', () => {
   });
 
   it('answers an unknown subject with a completed erasure of nothing, and another account’s erasure with 404', async () => {
-    const account = await createAccount(service);
-    const stranger = await createAccount(service);
+    const account = await createAccount(ctx.service);
+    const stranger = await createAccount(ctx.service);
     const res = await erase(account, `never seen ${randomUUID()} / ü`);
     expect(res.status).toBe(202);
     expect(res.json.status).toBe('completed');
     const erasureId = String(res.json.erasureId);
-    const mine = await getJson(service, `/v1/erasures/${erasureId}`, auth(account));
+    const mine = await getJson(ctx.service, `/v1/erasures/${erasureId}`, auth(account));
     expect(mine.json).toMatchObject({
       status: 'completed',
       counts: { submissions: 0, results: 0, artifacts: 0 },
     });
-    const theirs = await getJson(service, `/v1/erasures/${erasureId}`, auth(stranger));
+    const theirs = await getJson(ctx.service, `/v1/erasures/${erasureId}`, auth(stranger));
     expect(theirs.status).toBe(404);
     expect(errorOf(theirs.json).code).toBe('NOT_FOUND');
-    expect((await getJson(service, '/v1/erasures/not-a-uuid', auth(account))).status).toBe(404);
+    expect((await getJson(ctx.service, '/v1/erasures/not-a-uuid', auth(account))).status).toBe(404);
     const tooLong = await erase(account, 'x'.repeat(513));
     expect(tooLong.status).toBe(400);
     expect(errorOf(tooLong.json).code).toBe('VALIDATION_ERROR');
-    const noKey = await fetch(`${service.url}/v1/subjects/anyone`, { method: 'DELETE' });
+    const noKey = await fetch(`${ctx.service.url}/v1/subjects/anyone`, { method: 'DELETE' });
     expect(noKey.status).toBe(401);
   });
 
   it('ends a submission still in the pipeline erased, never brought back by its running steps', async () => {
-    const account = await createAccount(service);
+    const account = await createAccount(ctx.service);
     const s = subjectStrings();
     const { submissionId } = await submit(account, s.subject, s.submissions[0]!, s.lab);
     // Erased while its steps are queued or running.
@@ -278,7 +268,7 @@ describe('erasure of a subject', () => {
     expect(res.status).toBe(202);
     await erasureDone(account, String(res.json.erasureId));
     await queueIdle();
-    const db = service.store.driver.db;
+    const db = ctx.service.store.driver.db;
     expect(await db.selectFrom('submissions').select('id').where('id', '=', submissionId).execute()).toEqual(
       [],
     );
@@ -288,11 +278,11 @@ describe('erasure of a subject', () => {
     expect(
       await db.selectFrom('artifacts').select('id').where('submission_id', '=', submissionId).execute(),
     ).toEqual([]);
-    expect((await getJson(service, `/v1/submissions/${submissionId}`, auth(account))).status).toBe(404);
+    expect((await getJson(ctx.service, `/v1/submissions/${submissionId}`, auth(account))).status).toBe(404);
   });
 
   it('keeps ingest and erasure of one subject consistent when they race', async () => {
-    const account = await createAccount(service);
+    const account = await createAccount(ctx.service);
     const s = subjectStrings();
     const first = await submit(account, s.subject, `${s.submissions[0]}-0`, s.lab);
     const racing = Promise.all(
@@ -306,7 +296,7 @@ describe('erasure of a subject', () => {
     }
     await queueIdle();
     // Whatever arrived after the erasures is still there, whole; a new request erases it.
-    const survivors = await service.store.driver.db
+    const survivors = await ctx.service.store.driver.db
       .selectFrom('submissions')
       .select('id')
       .where('tenant_id', '=', account.tenantId)
@@ -316,13 +306,13 @@ describe('erasure of a subject', () => {
     expect(again.json.erasureId).not.toBe(erasures[0]!.json.erasureId);
     await erasureDone(account, String(again.json.erasureId));
     await queueIdle();
-    const done = await getJson(service, `/v1/erasures/${String(again.json.erasureId)}`, auth(account));
+    const done = await getJson(ctx.service, `/v1/erasures/${String(again.json.erasureId)}`, auth(account));
     expect((done.json.counts as { submissions: number }).submissions).toBe(survivors.length);
     for (const { submissionId } of accepted) {
-      expect((await getJson(service, `/v1/submissions/${submissionId}`, auth(account))).status).toBe(404);
+      expect((await getJson(ctx.service, `/v1/submissions/${submissionId}`, auth(account))).status).toBe(404);
     }
     // No result, report or event outlived its submission.
-    const db = service.store.driver.db;
+    const db = ctx.service.store.driver.db;
     const orphans = await db
       .selectFrom('results')
       .leftJoin('submissions', 'submissions.id', 'results.submission_id')
@@ -371,11 +361,11 @@ describe('erasure of a subject', () => {
 
 describe('erasure from the operator CLI', () => {
   it('erases a subject and shows the erasure', async () => {
-    const account = await createAccount(service);
+    const account = await createAccount(ctx.service);
     const s = subjectStrings();
     const { submissionId } = await submit(account, s.subject, s.submissions[0]!, s.lab);
     await completed(account, submissionId);
-    const erased = cliFor(service, [
+    const erased = cliFor(ctx.service, [
       'subjects',
       'erase',
       '--tenant',
@@ -387,14 +377,14 @@ describe('erasure from the operator CLI', () => {
     expect(erased.json).toMatchObject({ partnerSubjectId: s.subject, status: 'pending' });
     const erasureId = String(erased.json!.erasureId);
     await waitUntil(
-      async () => cliFor(service, ['erasures', 'show', erasureId]).json?.status === 'completed',
+      async () => cliFor(ctx.service, ['erasures', 'show', erasureId]).json?.status === 'completed',
       60_000,
       'the erasure completed',
     );
-    const shown = cliFor(service, ['erasures', 'show', erasureId]);
+    const shown = cliFor(ctx.service, ['erasures', 'show', erasureId]);
     expect(shown.json).toMatchObject({ erasureId, counts: { submissions: 1, results: 1 } });
-    expect(cliFor(service, ['erasures', 'show', randomUUID()]).code).toBe(1);
-    expect((await getJson(service, `/v1/submissions/${submissionId}`, auth(account))).status).toBe(404);
+    expect(cliFor(ctx.service, ['erasures', 'show', randomUUID()]).code).toBe(1);
+    expect((await getJson(ctx.service, `/v1/submissions/${submissionId}`, auth(account))).status).toBe(404);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { Selectable } from 'kysely';
 import {
   AUDIT_OUTCOMES,
   type AuditAction,
@@ -7,6 +8,7 @@ import {
   type AuditResourceType,
 } from '../../domain/audit.js';
 import { iso } from '../codec.js';
+import type { AuditEventTable } from '../database.js';
 import type { Driver } from '../driver.js';
 import { newId } from '../ids.js';
 import { type Executor, type NamedQuery, namedQuery, slot } from '../prepared.js';
@@ -125,19 +127,7 @@ export class AuditRepository {
   }
 }
 
-function toEvent(row: {
-  id: string;
-  tenant_id: string;
-  occurred_at: string | Date;
-  action: string;
-  resource_type: string;
-  resource_id: string;
-  actor_type: string;
-  actor_key_id: string | null;
-  request_id: string;
-  correlation_id: string | null;
-  outcome: string;
-}): AuditEvent {
+function toEvent(row: Selectable<AuditEventTable>): AuditEvent {
   const actor: AuditActor = { type: row.actor_type as AuditActor['type'] };
   if (row.actor_key_id !== null) actor.keyId = row.actor_key_id;
   const event: AuditEvent = {
