@@ -186,50 +186,42 @@ export class Store implements TenantGateway {
       committer: system.batcher,
     });
     /** A read is recorded before it is answered: no answer without its audit event. */
-    const audited = async <T>(
-      found: T | undefined,
-      entry: (value: T) => AuditEntry,
-      origin: AuditOrigin,
-    ): Promise<T | undefined> => {
-      if (found === undefined) return undefined;
-      await system.batcher.submit(
-        (trx) => system.audit.record(trx, tenantId, entry(found), origin, clock()),
-        {
-          urgent: true,
-        },
-      );
-      return found;
-    };
+    const recordRead = (entry: AuditEntry, origin: AuditOrigin): Promise<void> =>
+      system.batcher.submit((trx) => system.audit.record(trx, tenantId, entry, origin, clock()), {
+        urgent: true,
+      });
     return {
       tenantId,
       submissions: {
-        get: async (submissionId, origin) =>
-          audited(
-            await submissions.get(submissionId),
-            (s) => ({ action: 'submission.read', resourceType: 'submission', resourceId: s.submissionId }),
-            origin,
-          ),
+        get: async (submissionId, origin) => {
+          const found = await submissions.get(submissionId);
+          if (found) {
+            await recordRead(
+              { action: 'submission.read', resourceType: 'submission', resourceId: submissionId },
+              origin,
+            );
+          }
+          return found;
+        },
         ingest: (command) => system.ingest.ingest({ ...command, tenantId }),
       },
       results: {
-        get: async (resultId, origin) =>
-          audited(
-            await results.get(resultId),
-            (r) => ({ action: 'result.read', resourceType: 'result', resourceId: r.resultId }),
-            origin,
-          ),
+        get: async (resultId, origin) => {
+          const found = await results.get(resultId);
+          if (found)
+            await recordRead({ action: 'result.read', resourceType: 'result', resourceId: resultId }, origin);
+          return found;
+        },
       },
       artifacts: {
         downloadable: (artifactId) => artifacts.downloadable(artifactId),
         recreation: (artifactId) => artifacts.recreation(artifactId),
         restore: (artifactId, body) => artifacts.restore(artifactId, body),
-        downloaded: async (artifactId, origin) => {
-          await audited(
-            artifactId,
-            (id) => ({ action: 'artifact.downloaded', resourceType: 'artifact', resourceId: id }),
+        downloaded: (artifactId, origin) =>
+          recordRead(
+            { action: 'artifact.downloaded', resourceType: 'artifact', resourceId: artifactId },
             origin,
-          );
-        },
+          ),
       },
       erasures: {
         request: async (partnerSubjectId, origin) => {
@@ -241,7 +233,7 @@ export class Store implements TenantGateway {
           if (enqueued) system.notifier.notify();
           return erasure;
         },
-        get: (erasureId) => system.erasures.get(driver.db, tenantId, erasureId),
+        get: (erasureId) => system.erasures.get(tenantId, erasureId),
       },
       audit: {
         list: (query) => system.audit.list(tenantId, query),

@@ -155,23 +155,20 @@ export class ErasureRepository {
     return { erasure: this.toRecord(row), enqueued: uncovered.length > 0 };
   }
 
-  async get(db: Executor, tenantId: string, erasureId: string): Promise<ErasureRecord | undefined> {
-    const row = await db
-      .selectFrom('erasures')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .where('id', '=', erasureId)
-      .executeTakeFirst();
-    return row ? this.toRecord(row) : undefined;
+  /** The account's erasure. */
+  get(tenantId: string, erasureId: string): Promise<ErasureRecord | undefined> {
+    return this.read(erasureId, tenantId);
   }
 
   /** An erasure of any account (the operator's `erasures show`). */
-  async find(erasureId: string): Promise<ErasureRecord | undefined> {
-    const row = await this.driver.db
-      .selectFrom('erasures')
-      .selectAll()
-      .where('id', '=', erasureId)
-      .executeTakeFirst();
+  find(erasureId: string): Promise<ErasureRecord | undefined> {
+    return this.read(erasureId);
+  }
+
+  private async read(erasureId: string, tenantId?: string): Promise<ErasureRecord | undefined> {
+    let query = this.driver.db.selectFrom('erasures').selectAll().where('id', '=', erasureId);
+    if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
+    const row = await query.executeTakeFirst();
     return row ? this.toRecord(row) : undefined;
   }
 
