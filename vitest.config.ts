@@ -1,9 +1,17 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Tests that open a store: they run once per store (the `sqlite` and `postgres` projects). */
-const INTEGRATION = ['http', 'pipeline', 'queue', 'store', 'cli', 'webhooks', 'readme', 'lifecycle'].map(
-  (d) => `test/${d}/**/*.test.ts`,
-);
+const INTEGRATION = [
+  'http',
+  'pipeline',
+  'queue',
+  'store',
+  'cli',
+  'webhooks',
+  'readme',
+  'lifecycle',
+  'telemetry',
+].map((d) => `test/${d}/**/*.test.ts`);
 /**
  * What only PostgreSQL has: several connections racing, LISTEN/NOTIFY, a server that goes away;
  * and whole processes under faults (test/scale: 2 API + 2 workers at scale; a private cluster restarted mid-load).

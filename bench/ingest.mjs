@@ -1,8 +1,9 @@
-// npm run bench:ingest [-- --duration 10 --connections 32 --runs 3 --store sqlite|postgres]
+// npm run bench:ingest [-- --duration 10 --connections 32 --runs 3 --store sqlite|postgres --telemetry off|metrics|tracing]
 // Starts the real service (embedded SQLite with synchronous=FULL, or PostgreSQL with
 // --store postgres) and a bare node:http server,
 // drives each from a separate load process (wrk) and prints requests/s, p50/p99 latency,
-// peak RSS and the service/bare ratio. Numbers are medians over the runs.
+// peak RSS and the service/bare ratio. Numbers are medians over the runs. --telemetry turns the
+// service's metrics (scraped every second) or tracing (to a discarding OTLP sink) on.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { processCpuMs } from './lib/cpu.mjs';
 import { openBenchStore } from './lib/store.mjs';
+import { benchTelemetry } from './lib/telemetry.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -18,8 +20,10 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     runs: { type: 'string', default: '3' },
     store: { type: 'string', default: 'sqlite' },
+    telemetry: { type: 'string', default: 'off' },
   },
 });
+const telemetry = await benchTelemetry(values.telemetry);
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const runs = Number(values.runs);
@@ -109,8 +113,8 @@ function wrk(url, apiKey) {
   };
 }
 
-async function measure(name, args, port, urlPath, apiKey) {
-  const child = await startProcess(args, { PORT: String(port) });
+async function measure(name, args, port, urlPath, apiKey, extraEnv = {}) {
+  const child = await startProcess(args, { PORT: String(port), ...extraEnv });
   try {
     await waitFor(`http://127.0.0.1:${port}/health`);
     // Warm-up: JIT, caches, SQLite pages.
@@ -158,7 +162,9 @@ const service = await measure(
   18182,
   '/v1/submissions',
   quick.apiKey,
+  await telemetry.env(),
 );
+await telemetry.stop();
 
 // Every acknowledged submission must be in the database.
 const stored = Number((await store.query('select count(*) n from submissions'))[0].n);
@@ -174,6 +180,7 @@ const fmt = (r) =>
 console.log(
   `\nbench:ingest  ${connections} connections, ${duration}s x ${runs} runs (median), wrk -t1, ${os.cpus().length} cores`,
 );
+console.log(telemetry.summary());
 console.log(fmt(bare));
 console.log(fmt(service));
 console.log(`ratio service/bare: ${(service.rps / bare.rps).toFixed(3)}  (target >= 0.15, stretch 0.20)`);

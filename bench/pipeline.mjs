@@ -1,4 +1,4 @@
-// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --store sqlite|postgres --workers N]
+// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --store sqlite|postgres --workers N --telemetry off|metrics|tracing]
 // Starts the real service, submits N valid bodies (as fast as ingest allows, or paced at R/s),
 // and measures for each the time from acceptance to `completed`. Timestamps come from the
 // database the service writes (received_at and the submission's updated_at when it
@@ -18,6 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { postgresCpuMs, postgresDeltaMs, processCpuMs } from './lib/cpu.mjs';
 import { openBenchStore } from './lib/store.mjs';
+import { benchTelemetry } from './lib/telemetry.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -31,8 +32,11 @@ const { values } = parseArgs({
     port: { type: 'string', default: '18283' },
     store: { type: 'string', default: 'sqlite' },
     workers: { type: 'string', default: '0' },
+    // The service's metrics (each process scraped every second) or tracing (to a discarding sink).
+    telemetry: { type: 'string', default: 'off' },
   },
 });
+const telemetry = await benchTelemetry(values.telemetry);
 const workers = Number(values.workers);
 const n = Number(values.n);
 const rate = values.rate === undefined ? undefined : Number(values.rate);
@@ -60,9 +64,9 @@ template.options.requestedOutputs = values.reports ? ['score', 'json', 'html', '
 const body = JSON.stringify(template);
 
 const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-function serve(role, servePort) {
+async function serve(role, servePort) {
   return spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/healthspan'), 'serve', '--role', role], {
-    env: { ...env, PORT: String(servePort) },
+    env: { ...env, ...(await telemetry.env()), PORT: String(servePort) },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
 }
@@ -75,8 +79,8 @@ async function ready(url) {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-const processes = [serve(workers === 0 ? 'all' : 'api', port)];
-for (let w = 0; w < workers; w++) processes.push(serve('worker', port + 1 + w));
+const processes = [await serve(workers === 0 ? 'all' : 'api', port)];
+for (let w = 0; w < workers; w++) processes.push(await serve('worker', port + 1 + w));
 const base = `http://127.0.0.1:${port}`;
 for (const [i] of processes.entries()) await ready(`http://127.0.0.1:${port + i}`);
 
@@ -178,6 +182,7 @@ const [jobs] = await store.query(
   [store.idsParam(ids)],
 );
 for (const child of processes) child.kill('SIGTERM');
+await telemetry.stop();
 await Promise.all(processes.map((child) => new Promise((r) => child.once('exit', r))));
 
 console.log(
@@ -191,6 +196,7 @@ console.log(
   `end-to-end:  p50 ${pct(50)} ms   p95 ${pct(95)} ms   p99 ${pct(99)} ms   max ${latencies.at(-1)} ms`,
 );
 console.log(`jobs:        max attempts ${jobs.a}, not completed ${Number(jobs.notDone)}`);
+console.log(telemetry.summary());
 if (serviceCpu.every((ms) => ms !== undefined)) {
   const per = (ms) => `${(ms / n).toFixed(2)} ms`;
   const service = serviceCpu.reduce((a, b) => a + b, 0);

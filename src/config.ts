@@ -177,6 +177,21 @@ export const SETTINGS = {
     default: undefined,
     doc: 'browser origins allowed to call the API (CORS), comma-separated; unset = none, no CORS headers',
   },
+  METRICS_PORT: {
+    schema: z.coerce.number().int().min(0).max(65535).optional(),
+    default: undefined,
+    doc: 'serves Prometheus metrics at `/metrics` on this port, in every role; unset = no metrics',
+  },
+  METRICS_HOST: {
+    schema: z.string().min(1),
+    default: '127.0.0.1',
+    doc: 'address the metrics listener binds (it needs no key: keep it off the partners’ network)',
+  },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    schema: z.url().optional(),
+    default: undefined,
+    doc: 'set = OpenTelemetry traces sent over OTLP/HTTP to this collector (the other standard `OTEL_*` variables apply); unset = tracing not loaded',
+  },
   TRUST_PROXY: {
     schema: boolFromEnv,
     default: 'false',
@@ -221,6 +236,9 @@ export interface Config {
   authFailuresPerMinute: number;
   corsAllowedOrigins: string[];
   trustProxy: boolean;
+  metricsPort: number | undefined;
+  metricsHost: string;
+  otlpEndpoint: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -241,6 +259,12 @@ function read<K extends SettingName>(env: NodeJS.ProcessEnv, name: K): z.output<
     throw new ConfigError(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid value'}`);
   }
   return parsed.data as z.output<Settings[K]['schema']>;
+}
+
+/** The traces-only endpoint also turns tracing on, unless the SDK is switched off. */
+function otlpTracesEndpoint(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  return value === undefined || value === '' ? undefined : value;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -288,5 +312,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((o) => o.trim())
       .filter((o) => o !== ''),
     trustProxy: read(env, 'TRUST_PROXY'),
+    metricsPort: read(env, 'METRICS_PORT'),
+    metricsHost: read(env, 'METRICS_HOST'),
+    otlpEndpoint:
+      env.OTEL_SDK_DISABLED === 'true'
+        ? undefined
+        : (read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') ?? otlpTracesEndpoint(env)),
   };
 }

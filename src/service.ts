@@ -4,8 +4,10 @@ import { Authenticator } from './auth/authenticator.js';
 import { type Clock, systemClock } from './clock.js';
 import { type Config, ConfigError } from './config.js';
 import { configSummary } from './config-summary.js';
+import { JOB_TYPES } from './domain/statuses.js';
 import { buildApp, type ServiceRole } from './http/app.js';
 import { DownloadLinks } from './http/download-links.js';
+import type { ReadinessCheck } from './http/routes/support.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import { createLogger } from './logger.js';
 import {
@@ -20,11 +22,18 @@ import { Rescuer } from './queue/maintenance/rescuer.js';
 import { Maintenance } from './queue/maintenance/service.js';
 import { Worker } from './queue/worker.js';
 import { Store } from './store/index.js';
+import { ERASURE_JOB_TYPE } from './store/repositories/erasures.js';
 import { loadOrCreateSecret } from './store/secrets.js';
+import { ServiceMetrics } from './telemetry/metrics.js';
+import { type MetricsServer, serveMetrics } from './telemetry/metrics-server.js';
+import { startTracing } from './telemetry/tracing.js';
+import { VERSION } from './version.js';
 import { registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
 
 export interface RunningService {
   app: FastifyInstance;
+  /** Where this process serves its Prometheus metrics, when METRICS_PORT is set. */
+  metricsUrl: string | undefined;
   store: Store;
   worker: Worker | undefined;
   maintenance: Maintenance | undefined;
@@ -69,6 +78,8 @@ export async function startService(
     );
   }
   const clock = options.clock ?? systemClock;
+  // Before the store opens: the pg instrumentation must patch the client before it connects.
+  const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: VERSION, role }) : undefined;
   const store = Store.open(config, logger, clock);
   if (config.migrateOnStart) {
     const { applied } = await store.migrate();
@@ -94,12 +105,24 @@ export async function startService(
     readinessChecks,
   });
   await app.listen({ port: config.port, host: config.host });
+  const metrics =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetrics(config, { store, clock, role, readinessChecks }, logger);
   worker?.start();
   background?.maintenance.start();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  logger.info({ port, ...configSummary(config, role, store.describe) }, 'healthspan listening');
+  logger.info(
+    {
+      port,
+      metrics: metrics?.server.url,
+      tracing: stopTracing !== undefined,
+      ...configSummary(config, role, store.describe),
+    },
+    'healthspan listening',
+  );
   let stopping: Promise<void> | undefined;
   return {
     app,
@@ -108,17 +131,49 @@ export async function startService(
     maintenance: background?.maintenance,
     logger,
     url: `http://${host}:${port}`,
+    metricsUrl: metrics?.server.url,
     stop() {
       stopping ??= (async () => {
         await app.close();
         await background?.maintenance.stop();
         await worker?.stop();
+        await metrics?.server.close();
+        metrics?.registry.close();
         await store.close();
+        // Last: the spans of the shutdown's own writes are exported too.
+        await stopTracing?.();
         logger.info({ role }, 'healthspan stopped');
       })();
       return stopping;
     },
   };
+}
+
+/** The Prometheus registry of this process and the listener that serves it. */
+async function startMetrics(
+  config: Config,
+  parts: { store: Store; clock: Clock; role: ServiceRole; readinessChecks: ReadinessCheck[] },
+  logger: Logger,
+): Promise<{ registry: ServiceMetrics; server: MetricsServer }> {
+  const { store, clock } = parts;
+  const registry = new ServiceMetrics({
+    queue: () => store.system.jobs.queueCounts(clock()),
+    ready: async () => (await store.isReady()).ok && parts.readinessChecks.every((c) => c.check().ok),
+    now: clock,
+    jobTypes: [...JOB_TYPES, ERASURE_JOB_TYPE],
+    info: { version: VERSION, role: parts.role, store: store.driver.name },
+  });
+  try {
+    const server = await serveMetrics(
+      registry,
+      { host: config.metricsHost, port: config.metricsPort ?? 0 },
+      logger,
+    );
+    return { registry, server };
+  } catch (error) {
+    registry.close();
+    throw error;
+  }
 }
 
 /** Every job kind this service runs: the pipeline's steps, the webhook deliveries and erasures. */

@@ -12,6 +12,7 @@ import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
 import { isPostgresUrl, Store, type SystemStore, sqliteFile } from '../store/index.js';
 import { NotFoundError, operatorOrigin } from '../store/repositories/accounts.js';
+import { VERSION } from '../version.js';
 import { WebhookAdmin, WebhookAdminError } from '../webhooks/admin.js';
 import { secretBoxFor } from '../webhooks/index.js';
 
@@ -76,13 +77,6 @@ async function withStore<T>(
   }
 }
 
-function packageVersion(): string {
-  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 async function createKey(store: SystemStore, partnerId: string, expiresIn: string | undefined) {
   let expiresAt: Date | null = null;
   if (expiresIn !== undefined) {
@@ -127,7 +121,7 @@ function durationOption(value: string, flag: string): number {
 export function buildCli(): Command {
   const program = new Command('healthspan')
     .description('Operate healthspan: accounts, partner credentials, API keys and the server')
-    .version(packageVersion(), '-V, --version', 'print the version')
+    .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
 

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { runInContext, workContext } from '../context.js';
 import type { TenantGateway } from '../store/tenant-access.js';
+import { type TraceSpan, tracing } from '../telemetry/tracing.js';
 import { installAuth } from './auth.js';
 import { AuthFailureLimit, LocalFailureStore, RedisFailureStore } from './auth-failures.js';
 import { installBodyReading } from './body.js';
@@ -15,6 +16,7 @@ import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { connectRedis, installRateLimit } from './rate-limit.js';
+import { requestTelemetry } from './request-telemetry.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { auditRoutes } from './routes/audit-events.js';
 import { erasureRoutes } from './routes/erasures.js';
@@ -29,6 +31,8 @@ declare module 'fastify' {
     rawBody?: string;
     /** What a submission request created or replayed, for its log line. */
     submissionLog: { submissionId: string; replayed: boolean } | null;
+    /** The request's span, when tracing is on. */
+    traceSpan: TraceSpan | null;
   }
   interface FastifyInstance {
     /** Every method and path registered, for checks that the API description covers them. */
@@ -124,7 +128,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       requestId: request.id,
       correlationId: typeof correlation === 'string' && correlation.trim() !== '' ? correlation : undefined,
     });
-    runInContext(context, done);
+    const t = tracing();
+    if (!t.enabled) return runInContext(context, done);
+    // The request's span, continuing the caller's trace when it sent a `traceparent`.
+    const route = request.routeOptions.url;
+    const span = t.start(route ? `${request.method} ${route}` : request.method, {
+      kind: 'server',
+      parent: { headers: request.headers },
+      attributes: {
+        'http.request.method': request.method,
+        'http.route': route,
+        'url.scheme': request.protocol,
+        'healthspan.request.id': request.id,
+      },
+    });
+    request.traceSpan = span;
+    runInContext(context, () => t.within(span, done));
   });
   // Async and apart from the hook above: with the whole chain synchronous, an answer written on
   // the tick the headers arrived was lost when a framing error followed in the body (a case of
@@ -136,7 +155,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
   app.decorateRequest('submissionLog', null);
+  app.decorateRequest('traceSpan', null);
   app.addHook('onResponse', async (request, reply) => {
+    requestTelemetry(request, reply);
     request.log.info(
       {
         method: request.method,

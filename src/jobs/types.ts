@@ -20,6 +20,8 @@ export interface ClaimedJob {
   slaDeadlineAt: string | null;
   /** Lease owner: completion is fenced on it, so a worker that lost its lease cannot finish. */
   lockedBy: string;
+  /** The trace of the work that enqueued it (W3C `traceparent`); null when tracing was off. */
+  traceparent?: string | null;
 }
 
 export interface NewJob {
@@ -35,6 +37,8 @@ export interface NewJob {
   slaDeadlineAt: string | null;
   maxAttempts: number;
   runAt?: string;
+  /** Unset: the active span's, when tracing is on (`rows.ts`). */
+  traceparent?: string | null;
 }
 
 /** A claimed job's lease: who holds it and for how long from the claim. */

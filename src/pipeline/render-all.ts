@@ -32,8 +32,10 @@ export async function renderAll(
   const out: Array<[ArtifactType, RenderedReport]> = [];
   for (const type of types) {
     if (signal?.aborted) throw new Error('rendering aborted');
+    const started = performance.now();
     const artifact = await renderArtifact(type, report);
-    out.push([type, { ...artifact, sha256: sha256Hex(artifact.body) }]);
+    const timing = { startedAtMs: performance.timeOrigin + started, ms: performance.now() - started };
+    out.push([type, { ...artifact, sha256: sha256Hex(artifact.body), timing }]);
   }
   return out;
 }

@@ -25,6 +25,8 @@ export interface RenderedReport {
   fileExtension: string;
   /** Hex SHA-256 of the bytes, computed where they were rendered. */
   sha256: string;
+  /** When rendering started (epoch ms) and how long it took, measured on the thread that rendered. */
+  timing: { startedAtMs: number; ms: number };
 }
 
 /** One render thread's task: the stored texts and the artifact types to render. */

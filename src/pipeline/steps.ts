@@ -11,12 +11,15 @@ import {
 } from '../domain/submission/index.js';
 import { readJsonText } from '../json/read-json.js';
 import type { JobKinds } from '../queue/kinds.js';
-import type { ClaimedJob, JobDefinition, NewJob } from '../queue/types.js';
+import type { ClaimedJob, CompletionContext, JobDefinition, NewJob } from '../queue/types.js';
 import { PermanentJobError } from '../queue/types.js';
 import type { Database } from '../store/database.js';
 import type { SystemStore } from '../store/index.js';
+import { emit } from '../telemetry/events.js';
+import { tracing } from '../telemetry/tracing.js';
 import { recordResultReady } from '../webhooks/outbox.js';
 import { renderSource } from './recreate-artifact.js';
+import type { RenderedReport } from './render-types.js';
 import type { ReportRenderer } from './report-renderer.js';
 
 export interface PipelineDeps {
@@ -64,6 +67,22 @@ function requestedArtifacts(sub: NormalisedSubmission): ArtifactType[] {
   return ARTIFACT_TYPES.filter((t) => outputs.has(t));
 }
 
+/**
+ * Each report's render time, and a span for it in the render job's trace: recorded after the
+ * fact with the times the rendering thread measured, since spans do not cross threads.
+ */
+function reportRenders(rendered: Map<ArtifactType, RenderedReport>): void {
+  const t = tracing();
+  for (const [type, r] of rendered) {
+    emit('report.rendered', { type, seconds: r.timing.ms / 1000 });
+    if (!t.enabled) continue;
+    t.start(`render ${type}`, {
+      startTimeMs: r.timing.startedAtMs,
+      attributes: { 'healthspan.report.type': type },
+    }).end(r.timing.startedAtMs + r.timing.ms);
+  }
+}
+
 /** Registers the pipeline's steps as job kinds. */
 export function registerPipelineJobs(kinds: JobKinds, deps: PipelineDeps): JobKinds {
   for (const [kind, definition] of Object.entries(pipelineDefinitions(deps)))
@@ -76,6 +95,19 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
   const db = store.db;
   const subs = store.pipeline;
   const results = store.results;
+
+  /** A submission reached its final state: for the latency and SLA metrics. */
+  function finished(job: ClaimedJob, status: 'completed' | 'failed' | 'rejected', at: Date): void {
+    emit('submission.finished', {
+      status,
+      receivedAtMs: Date.parse(job.acceptedAt),
+      finishedAtMs: at.getTime(),
+      slaDeadlineMs: job.slaDeadlineAt === null ? null : Date.parse(job.slaDeadlineAt),
+    });
+  }
+
+  const afterFailed = (job: ClaimedJob, error: unknown) =>
+    finished(job, error instanceof RejectedSubmission ? 'rejected' : 'failed', clock());
 
   async function failSubmission(trx: Transaction<Database>, job: ClaimedJob, error: unknown): Promise<void> {
     if (!job.submissionId) return;
@@ -95,10 +127,12 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
     trx: Transaction<Database>,
     job: ClaimedJob,
     now: Date,
-    enqueue: (next: NewJob) => Promise<unknown>,
+    completion: { enqueue(next: NewJob): Promise<unknown>; afterCommit?: CompletionContext['afterCommit'] },
   ): Promise<void> {
+    const { enqueue } = completion;
     const submissionId = requireSubmissionId(job);
     await subs.setStatus(trx, submissionId, 'completed', now);
+    completion.afterCommit?.(async () => finished(job, 'completed', now));
     await recordResultReady(
       store,
       trx,
@@ -141,6 +175,7 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
       };
     },
     onFailed: async (trx, job, _summary, error) => failSubmission(trx, job, error),
+    afterFailed,
     summarize: () => 'Checking the submission failed because of an internal error.',
   };
 
@@ -166,11 +201,12 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
         if (artifacts.length > 0) {
           await completion.enqueue(nextJob(job, 'pipeline.render_reports', deps.maxAttempts));
         } else {
-          await complete(trx, job, now, completion.enqueue);
+          await complete(trx, job, now, completion);
         }
       };
     },
     onFailed: async (trx, job, _summary, error) => failSubmission(trx, job, error),
+    afterFailed,
     summarize: () => 'Scoring failed because of an internal error.',
   };
 
@@ -190,6 +226,7 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
         pending.map((a) => a.type as ArtifactType),
         ctx.signal,
       );
+      reportRenders(rendered);
       const written = pending.flatMap((a) => {
         const r = rendered.get(a.type as ArtifactType);
         return r
@@ -209,7 +246,7 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
         const now = ctx.clock();
         await store.artifacts.putAll(trx, written);
         await results.markAvailable(trx, result.resultId, written, now);
-        await complete(trx, job, now, completion.enqueue);
+        await complete(trx, job, now, completion);
       };
     },
     // Scores exist even when a renderer keeps failing: the submission completes, and the
@@ -222,10 +259,13 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
         await results.markPendingUnavailable(trx, result.resultId, now);
         await results.touch(trx, result.resultId, now);
       }
-      await complete(trx, job, now, async (next) => {
-        await store.jobs.enqueue(trx, next, now);
+      await complete(trx, job, now, {
+        enqueue: async (next) => {
+          await store.jobs.enqueue(trx, next, now);
+        },
       });
     },
+    afterFailed: (job) => finished(job, 'completed', clock()),
     summarize: () => 'Preparing the reports failed because of an internal error.',
   };
 

@@ -62,6 +62,8 @@ export interface JobDefinition {
   onStart?(trx: Transaction<Database>, job: ClaimedJob): Promise<void>;
   /** Called in the transaction that marks the job failed for good. */
   onFailed?(trx: Transaction<Database>, job: ClaimedJob, summary: string, error: unknown): Promise<void>;
+  /** Called once a final failure (and its `onFailed` writes) committed: for what it reports. */
+  afterFailed?(job: ClaimedJob, error: unknown): void;
   /**
    * Delay before the next attempt after failed attempt number `attempt` (1-based), for steps
    * with their own schedule (webhook deliveries); others back off exponentially with jitter.

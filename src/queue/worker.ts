@@ -6,7 +6,9 @@ import type { JobNotifier } from '../jobs/notifier.js';
 import type { ClaimedJob } from '../jobs/types.js';
 import type { Committer } from '../store/commit-batcher.js';
 import type { JobsRepository } from '../store/repositories/jobs.js';
-import { logFailure, planFailure, type RetryPolicy, recordFailure } from './failure.js';
+import { emit, type TelemetryEvents } from '../telemetry/events.js';
+import { inSpan } from '../telemetry/tracing.js';
+import { type FailurePlan, logFailure, planFailure, type RetryPolicy, recordFailure } from './failure.js';
 import type { JobKinds } from './kinds.js';
 import { type JobDefinition, PermanentJobError } from './types.js';
 
@@ -52,6 +54,12 @@ function heartbeatFor(leaseMs: number): number {
 }
 
 class LeaseLost extends Error {}
+
+const noop = () => {};
+
+function attemptEnded(job: ClaimedJob, outcome: TelemetryEvents['job.attempt']['outcome'], ms: number): void {
+  emit('job.attempt', { type: job.type, outcome, seconds: ms / 1000 });
+}
 
 /**
  * Claims jobs with a lease, runs them with bounded concurrency, extends leases with a heartbeat
@@ -192,10 +200,26 @@ export class Worker {
     const entry = { job, abort, done: Promise.resolve() };
     this.running.set(job.id, entry);
     const context = jobContext(job, this.logger, this.clock);
-    entry.done = runInContext(context, () => this.runOne(job, abort.signal, context)).finally(() => {
-      this.running.delete(job.id);
-      this.kick();
-    });
+    // A consumer span continuing the trace of the work that enqueued the job (its row keeps it).
+    const span = {
+      kind: 'consumer' as const,
+      parent: { traceparent: job.traceparent },
+      attributes: {
+        'healthspan.job.id': job.id,
+        'healthspan.job.type': job.type,
+        'healthspan.job.attempt': job.attempt,
+        'healthspan.tenant.id': job.tenantId,
+        'healthspan.submission.id': job.submissionId ?? undefined,
+      },
+    };
+    entry.done = runInContext(context, () =>
+      inSpan(`job ${job.type}`, span, () => this.runOne(job, abort.signal, context)),
+    )
+      .then(noop, noop)
+      .finally(() => {
+        this.running.delete(job.id);
+        this.kick();
+      });
   }
 
   private async runOne(job: ClaimedJob, signal: AbortSignal, context: WorkContext): Promise<void> {
@@ -243,7 +267,9 @@ export class Worker {
         },
         { urgent: def.commitsUrgently === true },
       );
-      context.log.info({ ms: Math.round(performance.now() - started) }, 'job completed');
+      const ms = performance.now() - started;
+      context.log.info({ ms: Math.round(ms) }, 'job completed');
+      attemptEnded(job, 'completed', ms);
       for (const next of chained) this.execute(next);
       notifier.notify();
       for (const fn of afterCommit) {
@@ -253,11 +279,15 @@ export class Worker {
       }
     } catch (error) {
       if (error instanceof LeaseLost || signal.aborted) {
+        attemptEnded(job, 'released', performance.now() - started);
         if (this.stopping) await this.release(job, context);
         else context.log.warn('lease lost; another worker owns this job now');
         return;
       }
-      await this.fail(job, def, error, context);
+      const plan = await this.fail(job, def, error, context);
+      attemptEnded(job, plan.nextAttemptAt === null ? 'failed' : 'retried', performance.now() - started);
+      // Recorded already; thrown on only so that the attempt's span ends failed (execute()).
+      throw error;
     }
   }
 
@@ -275,13 +305,14 @@ export class Worker {
     def: JobDefinition | undefined,
     error: unknown,
     context: WorkContext,
-  ): Promise<void> {
+  ): Promise<FailurePlan> {
     const { jobs, batcher, notifier } = this.o.store;
     const now = this.clock();
     const plan = planFailure(job, def, error, now, this.retry);
     try {
       await batcher.submit((trx) => recordFailure(trx, jobs, job, def, error, plan, now));
       logFailure(context.log, error, plan);
+      if (plan.nextAttemptAt === null) def?.afterFailed?.(job, error);
       notifier.notify();
     } catch (writeError) {
       context.log.error(
@@ -289,6 +320,7 @@ export class Worker {
         'recording a job failure failed; the lease will expire and the job be rescued',
       );
     }
+    return plan;
   }
 
   private async heartbeat(): Promise<void> {

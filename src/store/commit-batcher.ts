@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
+import { emit } from '../telemetry/events.js';
+import { type TraceSpan, tracing } from '../telemetry/tracing.js';
 import type { Database } from './database.js';
 import type { PreparedRunner } from './prepared.js';
 
@@ -9,6 +11,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 interface Pending {
   work: Work<unknown>;
   lockKey: string | undefined;
+  /** The submitter's trace context: its unit runs in it, so its queries join its trace. */
+  trace: unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -120,6 +124,7 @@ export class CommitBatcher implements Committer {
       this.queue.push({
         work: work as Work<unknown>,
         lockKey: options.lockKey,
+        trace: tracing().capture(),
         resolve: resolve as (v: unknown) => void,
         reject,
       });
@@ -175,25 +180,46 @@ export class CommitBatcher implements Committer {
     while (this.queue.length > 0) {
       // Stable: units with equal keys (duplicates) and unkeyed units keep their order.
       const batch = this.queue.splice(0, this.maxBatch).sort(byLockKey);
+      const started = performance.now();
+      const t = tracing();
+      // A batch serves many submitters: its span hangs in the first one's trace, and none is made
+      // for work outside any trace (idle claims). SQLite has no query spans, so this is where its
+      // commits show; PostgreSQL's queries nest in the spans of the units that ran them.
+      const span = t.enabled
+        ? t.restore(batch[0]?.trace, () =>
+            t.start('db.commit', {
+              requireParent: true,
+              attributes: { 'healthspan.batch.units': batch.length },
+            }),
+          )
+        : undefined;
       let outcomes: Outcome[];
       try {
         // Optimistic: the whole batch as one plain transaction. If any unit fails, it is rolled
         // back and run again with one savepoint per unit, so only the failing unit fails.
-        outcomes = await this.db.transaction().execute(async (trx) => {
-          const values: Outcome[] = [];
-          for (const p of batch) values.push({ ok: true, value: await p.work(trx) });
-          return values;
-        });
+        outcomes = await this.inSpan(span, () =>
+          this.db.transaction().execute(async (trx) => {
+            const values: Outcome[] = [];
+            for (const p of batch) values.push({ ok: true, value: await runUnit(p, trx) });
+            return values;
+          }),
+        );
       } catch {
         try {
-          outcomes = await this.db.transaction().execute((trx) => this.isolated(trx, batch));
+          outcomes = await this.inSpan(span, () =>
+            this.db.transaction().execute((trx) => this.isolated(trx, batch)),
+          );
         } catch (error) {
           this.lastCommitAt = performance.now();
+          span?.fail(error);
+          span?.end();
           for (const p of batch) p.reject(error);
           continue;
         }
       }
       this.lastCommitAt = performance.now();
+      span?.end();
+      emit('db.commit', { units: batch.length, seconds: (this.lastCommitAt - started) / 1000 });
       for (const [i, p] of batch.entries()) {
         const outcome = outcomes[i]!;
         if (outcome.ok) p.resolve(outcome.value);
@@ -202,13 +228,17 @@ export class CommitBatcher implements Committer {
     }
   }
 
+  private inSpan<T>(span: TraceSpan | undefined, fn: () => Promise<T>): Promise<T> {
+    return span ? tracing().within(span, fn) : fn();
+  }
+
   private async isolated(trx: Transaction<Database>, batch: Pending[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     for (const p of batch) {
       // One name serves every unit: each savepoint is released before the next opens.
       await this.runner.exec(trx, 'savepoint batch_item');
       try {
-        outcomes.push({ ok: true, value: await p.work(trx) });
+        outcomes.push({ ok: true, value: await runUnit(p, trx) });
         await this.runner.exec(trx, 'release savepoint batch_item');
       } catch (error) {
         await this.runner.exec(trx, 'rollback to savepoint batch_item');
@@ -218,6 +248,10 @@ export class CommitBatcher implements Committer {
     }
     return outcomes;
   }
+}
+
+function runUnit(p: Pending, trx: Transaction<Database>): Promise<unknown> {
+  return p.trace === undefined ? p.work(trx) : tracing().restore(p.trace, () => p.work(trx));
 }
 
 function byLockKey(a: Pending, b: Pending): number {

@@ -97,6 +97,7 @@ export interface JobTable {
   failed_at: NullableTimestamp;
   sla_deadline_at: NullableTimestamp;
   error_summary: string | null;
+  traceparent: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

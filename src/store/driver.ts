@@ -22,6 +22,7 @@ export interface ClaimedRow {
   accepted_at: string | Date;
   sla_deadline_at: string | Date | null;
   locked_by: string | null;
+  traceparent: string | null;
 }
 
 /** The idempotency claim a request lost to, and what it stored. */

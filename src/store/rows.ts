@@ -1,5 +1,6 @@
 import { INGEST_JOB_TYPE } from '../domain/statuses.js';
 import type { Lease, NewJob } from '../jobs/types.js';
+import { tracing } from '../telemetry/tracing.js';
 import { artifactIdFor, subjectIdFor } from './ids.js';
 
 /**
@@ -28,6 +29,7 @@ export const JOB_COLUMNS = [
   'failed_at',
   'sla_deadline_at',
   'error_summary',
+  'traceparent',
   'created_at',
   'updated_at',
 ] as const;
@@ -117,6 +119,8 @@ export function jobRow(job: NewJob & { id: string }, now: Date, lease: Lease | n
     failed_at: null,
     sla_deadline_at: job.slaDeadlineAt,
     error_summary: null,
+    // The work enqueueing it: its trace goes on in the job (when tracing is on).
+    traceparent: job.traceparent ?? tracing().traceparent() ?? null,
     created_at: nowIso,
     updated_at: nowIso,
   };

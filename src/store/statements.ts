@@ -96,6 +96,7 @@ export const CLAIMED_COLUMNS = [
   'accepted_at',
   'sla_deadline_at',
   'locked_by',
+  'traceparent',
 ] as const;
 
 /** Due jobs of `typeCount` kinds, oldest due first. */

@@ -6,10 +6,12 @@ import type { ClaimedJob, JobDefinition } from '../queue/types.js';
 import { ExpectedJobError, PermanentJobError } from '../queue/types.js';
 import type { SecretBox } from '../secret-box.js';
 import type { SystemStore } from '../store/index.js';
+import { emit } from '../telemetry/events.js';
+import { inSpan, type TraceSpan, tracing } from '../telemetry/tracing.js';
 import type { Resolver } from './guard.js';
 import { DELIVER_KIND } from './outbox.js';
 import { activeSecret, apiKeyContext } from './secrets.js';
-import { sendOnce } from './sender.js';
+import { type AttemptOutcome, sendOnce } from './sender.js';
 import { signedHeaders } from './signing.js';
 
 export interface DeliveryConfig {
@@ -60,6 +62,21 @@ export function registerWebhookJobs(kinds: JobKinds, deps: DeliveryDeps): JobKin
   return kinds.register(DELIVER_KIND, deliveryJob(deps));
 }
 
+/** The attempt's outcome for the metrics and its span. */
+function attemptTelemetry(outcome: AttemptOutcome, eventCreatedAt: string, now: Date, span: TraceSpan): void {
+  const word = outcome.ok ? 'delivered' : (outcome.errorClass ?? 'http_status');
+  emit('webhook.attempt', {
+    outcome: word,
+    seconds: outcome.latencyMs / 1000,
+    deliveredAfterSeconds: outcome.ok ? Math.max(0, now.getTime() - Date.parse(eventCreatedAt)) / 1000 : null,
+  });
+  span.setAttributes({
+    'healthspan.webhook.outcome': word,
+    'healthspan.webhook.status_code': outcome.statusCode ?? undefined,
+  });
+  if (!outcome.ok) span.fail(word);
+}
+
 function deliveryJob(deps: DeliveryDeps): JobDefinition {
   const { store, box, config } = deps;
   const db = store.db;
@@ -100,10 +117,17 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
           apiKeyContext(event.partnerId),
         );
       }
-      const outcome = await sendOnce(endpoint.url, headers, body, {
-        timeoutMs: config.timeoutMs,
-        allowInsecure: config.allowInsecure,
-        ...(deps.resolve ? { resolve: deps.resolve } : {}),
+      const outcome = await inSpan('webhook.attempt', { kind: 'client' }, async (span) => {
+        // The receiver can continue this submission's trace (W3C Trace Context).
+        const traceparent = tracing().traceparent();
+        if (traceparent) headers.traceparent = traceparent;
+        const sent = await sendOnce(endpoint.url, headers, body, {
+          timeoutMs: config.timeoutMs,
+          allowInsecure: config.allowInsecure,
+          ...(deps.resolve ? { resolve: deps.resolve } : {}),
+        });
+        attemptTelemetry(sent, event.createdAt, clock(), span);
+        return sent;
       });
       const attempt = {
         deliveryId,

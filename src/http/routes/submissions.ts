@@ -7,6 +7,7 @@ import { addToContext } from '../../context.js';
 import { checkPanel, parseSubmission, submissionRequestSchema } from '../../domain/submission/index.js';
 import { sha256Hex } from '../../hash.js';
 import { readJsonText } from '../../json/read-json.js';
+import { inSpan } from '../../telemetry/tracing.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
 import { ApiError, findOr404, type ValidationDetails } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
@@ -162,27 +163,29 @@ export async function submissionRoutes(app: FastifyInstance, opts: { clock: Cloc
     }
 
     const rawBody = request.rawBody ?? JSON.stringify(request.body);
-    const outcome = await tenantOf(request).submissions.ingest({
-      partnerId: principal.partnerId,
-      keyId: principal.keyId,
-      idempotencyKeyHash: sha256Hex(header(request, 'idempotency-key')!),
-      requestHash: sha256Hex(rawBody),
-      // "Identical" means the same JSON value: key order and whitespace do not matter. Only
-      // computed when a key is reused with different bytes, so it stays off the hot path.
-      sameBody: (stored) => {
-        const read = readJsonText(stored);
-        return read.ok && stableStringify(read.value) === stableStringify(request.body);
-      },
-      correlationId: header(request, 'x-correlation-id')!,
-      requestId: request.id,
-      partnerSubmissionId: parsed.value.partnerSubmissionId,
-      partnerSubjectId: parsed.value.partnerSubjectId,
-      originalBody: rawBody,
-      normalisedBody: JSON.stringify(panel.value),
-      documentCount: panel.value.reportDocuments?.length ?? 0,
-      markerCount: panel.value.markers.length,
-      receivedAt,
-    });
+    const outcome = await inSpan('ingest.commit', {}, () =>
+      tenantOf(request).submissions.ingest({
+        partnerId: principal.partnerId,
+        keyId: principal.keyId,
+        idempotencyKeyHash: sha256Hex(header(request, 'idempotency-key')!),
+        requestHash: sha256Hex(rawBody),
+        // "Identical" means the same JSON value: key order and whitespace do not matter. Only
+        // computed when a key is reused with different bytes, so it stays off the hot path.
+        sameBody: (stored) => {
+          const read = readJsonText(stored);
+          return read.ok && stableStringify(read.value) === stableStringify(request.body);
+        },
+        correlationId: header(request, 'x-correlation-id')!,
+        requestId: request.id,
+        partnerSubmissionId: parsed.value.partnerSubmissionId,
+        partnerSubjectId: parsed.value.partnerSubjectId,
+        originalBody: rawBody,
+        normalisedBody: JSON.stringify(panel.value),
+        documentCount: panel.value.reportDocuments?.length ?? 0,
+        markerCount: panel.value.markers.length,
+        receivedAt,
+      }),
+    );
     if (outcome.kind === 'mismatch') {
       throw new ApiError(
         409,

@@ -3,8 +3,10 @@ import { type Clock, systemClock } from '../../clock.js';
 import type { ClaimedJob } from '../../jobs/types.js';
 import type { SystemStore } from '../../store/index.js';
 import { MAINTENANCE_LOCK_KEYS } from '../../store/locks.js';
+import { emit } from '../../telemetry/events.js';
 import { logFailure, planFailure, type RetryPolicy, recordFailure, WorkerStoppedError } from '../failure.js';
 import type { JobKinds } from '../kinds.js';
+import type { JobDefinition } from '../types.js';
 import { jobContext, WORKER_DEFAULTS } from '../worker.js';
 import type { MaintenanceService, PassReport } from './service.js';
 
@@ -56,21 +58,27 @@ export class Rescuer implements MaintenanceService {
     const settled = await batcher.submit(async (trx) => {
       if (!(await tryExclusive(trx, MAINTENANCE_LOCK_KEYS.rescuer))) return [];
       const expired = await jobs.expired(trx, now, this.batchSize);
-      const out: Array<{ job: ClaimedJob; plan: ReturnType<typeof planFailure> }> = [];
+      const out: Array<{
+        job: ClaimedJob;
+        plan: ReturnType<typeof planFailure>;
+        def: JobDefinition | undefined;
+      }> = [];
       for (const job of expired) {
         const def = this.o.kinds.get(job.type);
         const error = new WorkerStoppedError();
         const plan = planFailure(job, def, error, now, this.retry);
         await recordFailure(trx, jobs, job, def, error, plan, now);
-        out.push({ job, plan });
+        out.push({ job, plan, def });
       }
       return out;
     });
-    for (const { job, plan } of settled) {
+    for (const { job, plan, def } of settled) {
       const log = jobContext(job, this.logger, this.clock).log;
       log.warn({ owner: job.lockedBy }, 'rescued a job whose lease expired');
       logFailure(log, new WorkerStoppedError(), plan);
+      if (plan.nextAttemptAt === null) def?.afterFailed?.(job, new WorkerStoppedError());
     }
+    if (settled.length > 0) emit('job.rescued', { count: settled.length });
     if (settled.length > 0) notifier.notify();
     return { rescued: settled.length };
   }

@@ -9,6 +9,7 @@ import * as m0006 from './0006_job_attempts.js';
 import * as m0007 from './0007_lz4_compression.js';
 import * as m0008 from './0008_finished_jobs_index.js';
 import * as m0009 from './0009_lifecycle.js';
+import * as m0010 from './0010_job_trace_context.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, driver: DriverName): Promise<void>;
@@ -25,4 +26,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0007_lz4_compression': m0007,
   '0008_finished_jobs_index': m0008,
   '0009_lifecycle': m0009,
+  '0010_job_trace_context': m0010,
 };

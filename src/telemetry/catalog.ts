@@ -1,0 +1,115 @@
+/**
+ * Every series the service exports, by name: the one list the registry (`metrics.ts`), the
+ * alert rules, the dashboard and `docs/operations.md` are checked against. Label values are
+ * bounded: route templates, job types, outcome words and error codes, never ids, paths or
+ * anything a partner sent.
+ */
+export const METRIC_CATALOG = {
+  httpRequests: {
+    name: 'healthspan_http_requests_total',
+    type: 'counter',
+    labels: ['method', 'route', 'status'],
+    help: 'HTTP requests answered, by method, route template and status code.',
+  },
+  httpDuration: {
+    name: 'healthspan_http_request_duration_seconds',
+    type: 'histogram',
+    labels: ['method', 'route'],
+    help: 'Time from a request arriving to its answer being sent, by method and route template.',
+  },
+  submissions: {
+    name: 'healthspan_submissions_total',
+    type: 'counter',
+    labels: ['outcome', 'code'],
+    help: 'Submissions at the door: accepted (202), replayed (same Idempotency-Key) or rejected (with the error code).',
+  },
+  jobs: {
+    name: 'healthspan_jobs',
+    type: 'gauge',
+    labels: ['type', 'state'],
+    help: 'Jobs in the queue by type and state (pending, running, retrying, failed), read once per scrape.',
+  },
+  jobQueueAge: {
+    name: 'healthspan_job_queue_age_seconds',
+    type: 'gauge',
+    labels: ['type'],
+    help: 'How long the oldest due job of each type has waited to be claimed (0 when none waits).',
+  },
+  jobDuration: {
+    name: 'healthspan_job_duration_seconds',
+    type: 'histogram',
+    labels: ['type', 'outcome'],
+    help: 'Time one job attempt ran, by type and outcome (completed, retried, failed, released).',
+  },
+  jobRescues: {
+    name: 'healthspan_job_rescues_total',
+    type: 'counter',
+    labels: [],
+    help: 'Jobs whose lease ran out (their worker died or stalled) and were handed back to the queue.',
+  },
+  slaBreaches: {
+    name: 'healthspan_sla_breaches_total',
+    type: 'counter',
+    labels: [],
+    help: 'Submissions that finished (completed or failed) after their SLA deadline.',
+  },
+  pipelineLatency: {
+    name: 'healthspan_pipeline_latency_seconds',
+    type: 'histogram',
+    labels: [],
+    help: 'Time from a submission being received to its result being completed.',
+  },
+  webhookAttempts: {
+    name: 'healthspan_webhook_attempts_total',
+    type: 'counter',
+    labels: ['outcome'],
+    help: 'Callback attempts by outcome: delivered, or why not (http_status, timeout, dns, connection_refused, ...).',
+  },
+  webhookAttemptDuration: {
+    name: 'healthspan_webhook_attempt_duration_seconds',
+    type: 'histogram',
+    labels: [],
+    help: 'Time one callback attempt took, from connecting to the receiver’s answer or the timeout.',
+  },
+  webhookDeliveryLatency: {
+    name: 'healthspan_webhook_delivery_latency_seconds',
+    type: 'histogram',
+    labels: [],
+    help: 'Time from an event being created to the receiver acknowledging it with a 2xx, retries included.',
+  },
+  dbCommitDuration: {
+    name: 'healthspan_db_commit_duration_seconds',
+    type: 'histogram',
+    labels: [],
+    help: 'Time one group-commit transaction took, statements and the durable commit included.',
+  },
+  dbCommitBatchSize: {
+    name: 'healthspan_db_commit_batch_size',
+    type: 'histogram',
+    labels: [],
+    help: 'Units of work (ingests, claims, completions) sharing one group-commit transaction.',
+  },
+  renderDuration: {
+    name: 'healthspan_render_duration_seconds',
+    type: 'histogram',
+    labels: ['type'],
+    help: 'Time to render one report, by type (json, html, pdf).',
+  },
+  ready: {
+    name: 'healthspan_ready',
+    type: 'gauge',
+    labels: [],
+    help: '1 when this process is ready (what /ready answers with 200), else 0; read once per scrape.',
+  },
+  buildInfo: {
+    name: 'healthspan_build_info',
+    type: 'gauge',
+    labels: ['version', 'role', 'store'],
+    help: 'Always 1: the version, process role and store of this process.',
+  },
+} as const;
+
+export type MetricKey = keyof typeof METRIC_CATALOG;
+
+/** The job states the `healthspan_jobs` gauge reports; completed jobs only wait to be cleaned. */
+export const GAUGED_JOB_STATES = ['pending', 'running', 'retrying', 'failed'] as const;

@@ -1,0 +1,206 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { GAUGED_JOB_STATES, METRIC_CATALOG, type MetricKey } from './catalog.js';
+import { observe } from './events.js';
+
+/** One count of the queue: jobs of one type in one state, and the oldest due one's time. */
+export interface QueueCount {
+  type: string;
+  state: string;
+  count: number;
+  /** The run time of the oldest job of this type and state that is due and unclaimed. */
+  oldestDueAt: Date | null;
+}
+
+export interface MetricsSources {
+  /** The queue by type and state: one query, run at most once per `queueCacheMs`. */
+  queue(): Promise<QueueCount[]>;
+  /** What `/ready` answers: true for 200. */
+  ready(): Promise<boolean>;
+  /** For the age of the oldest due job. */
+  now(): Date;
+  /** The job types this service runs: each reported (0) before its first job. */
+  jobTypes: readonly string[];
+  info: { version: string; role: string; store: string };
+}
+
+const BUCKETS = {
+  http: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  job: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  pipeline: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800],
+  attempt: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  delivery: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400],
+  commit: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+  batch: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+  render: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+} as const;
+
+function spec<K extends MetricKey>(key: K) {
+  const m = METRIC_CATALOG[key];
+  return { name: m.name, help: m.help, labelNames: [...m.labels] as string[] };
+}
+
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/** A gauge read fresh at most this often however many scrapers ask (one query per scrape). */
+const QUEUE_CACHE_MS = 1000;
+
+/**
+ * This process's Prometheus registry: the series of `catalog.ts`, fed by the telemetry events,
+ * the queue and readiness gauges read at scrape time, and prom-client's process and Node
+ * metrics (event-loop lag included). Created only when METRICS_PORT is set.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly unsubscribe: () => void;
+  private queueRead: { at: number; counts: Promise<QueueCount[]> } | undefined;
+
+  constructor(private readonly sources: MetricsSources) {
+    const r = this.registry;
+    collectDefaultMetrics({ register: r });
+    // Gauges named like counters: Prometheus's lint (promtool check metrics) rejects them.
+    for (const name of MISNAMED_DEFAULTS) r.removeSingleMetric(name);
+    const httpRequests = new Counter({ ...spec('httpRequests'), registers: [r] });
+    const httpDuration = new Histogram({
+      ...spec('httpDuration'),
+      buckets: [...BUCKETS.http],
+      registers: [r],
+    });
+    const submissions = new Counter({ ...spec('submissions'), registers: [r] });
+    const jobDuration = new Histogram({ ...spec('jobDuration'), buckets: [...BUCKETS.job], registers: [r] });
+    const rescues = new Counter({ ...spec('jobRescues'), registers: [r] });
+    const slaBreaches = new Counter({ ...spec('slaBreaches'), registers: [r] });
+    const pipelineLatency = new Histogram({
+      ...spec('pipelineLatency'),
+      buckets: [...BUCKETS.pipeline],
+      registers: [r],
+    });
+    const attempts = new Counter({ ...spec('webhookAttempts'), registers: [r] });
+    const attemptDuration = new Histogram({
+      ...spec('webhookAttemptDuration'),
+      buckets: [...BUCKETS.attempt],
+      registers: [r],
+    });
+    const deliveryLatency = new Histogram({
+      ...spec('webhookDeliveryLatency'),
+      buckets: [...BUCKETS.delivery],
+      registers: [r],
+    });
+    const commitDuration = new Histogram({
+      ...spec('dbCommitDuration'),
+      buckets: [...BUCKETS.commit],
+      registers: [r],
+    });
+    const commitBatch = new Histogram({
+      ...spec('dbCommitBatchSize'),
+      buckets: [...BUCKETS.batch],
+      registers: [r],
+    });
+    const render = new Histogram({ ...spec('renderDuration'), buckets: [...BUCKETS.render], registers: [r] });
+    this.queueGauges(r);
+    const self = this;
+    new Gauge({
+      ...spec('ready'),
+      registers: [r],
+      async collect() {
+        this.set((await self.sources.ready().catch(() => false)) ? 1 : 0);
+      },
+    });
+    new Gauge({ ...spec('buildInfo'), registers: [r] }).set(sources.info, 1);
+    // Pre-made children for the one hot series: a label lookup per request is measurable.
+    const httpChildren = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
+    this.unsubscribe = observe({
+      'http.request': (e) => {
+        const key = `${e.method} ${e.route} ${e.status}`;
+        let child = httpChildren.get(key);
+        if (!child) {
+          child = {
+            count: httpRequests.labels(e.method, e.route, String(e.status)),
+            time: httpDuration.labels(e.method, e.route),
+          };
+          httpChildren.set(key, child);
+        }
+        child.count.inc();
+        child.time.observe(e.seconds);
+      },
+      'submission.answered': (e) => submissions.inc({ outcome: e.outcome, code: e.code }),
+      'job.attempt': (e) => jobDuration.observe({ type: e.type, outcome: e.outcome }, e.seconds),
+      'job.rescued': (e) => rescues.inc(e.count),
+      'submission.finished': (e) => {
+        if (e.slaDeadlineMs !== null && e.finishedAtMs > e.slaDeadlineMs) slaBreaches.inc();
+        if (e.status === 'completed') pipelineLatency.observe((e.finishedAtMs - e.receivedAtMs) / 1000);
+      },
+      'webhook.attempt': (e) => {
+        attempts.inc({ outcome: e.outcome });
+        attemptDuration.observe(e.seconds);
+        if (e.deliveredAfterSeconds !== null) deliveryLatency.observe(e.deliveredAfterSeconds);
+      },
+      'db.commit': (e) => {
+        commitDuration.observe(e.seconds);
+        commitBatch.observe(e.units);
+      },
+      'report.rendered': (e) => render.observe({ type: e.type }, e.seconds),
+    });
+  }
+
+  /** The exposition, in Prometheus text format. */
+  async exposition(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.registry.clear();
+  }
+
+  private queueCounts(): Promise<QueueCount[]> {
+    const at = performance.now();
+    if (!this.queueRead || at - this.queueRead.at >= QUEUE_CACHE_MS) {
+      this.queueRead = { at, counts: this.sources.queue() };
+    }
+    return this.queueRead.counts;
+  }
+
+  /**
+   * Every (type, state) pair is reported, zero when empty, so a series does not vanish when its
+   * queue drains (an alert on it would see no data instead of 0). A failed read reports nothing:
+   * an unknown queue is not an empty one.
+   */
+  private queueGauges(r: Registry): void {
+    const self = this;
+    const known = new Set<string>(this.sources.jobTypes);
+    new Gauge({
+      ...spec('jobs'),
+      registers: [r],
+      async collect() {
+        this.reset();
+        const counts = await self.queueCounts().catch(() => undefined);
+        if (!counts) return;
+        for (const c of counts) known.add(c.type);
+        for (const type of known) for (const state of GAUGED_JOB_STATES) this.set({ type, state }, 0);
+        for (const c of counts) this.set({ type: c.type, state: c.state }, c.count);
+      },
+    });
+    new Gauge({
+      ...spec('jobQueueAge'),
+      registers: [r],
+      async collect() {
+        this.reset();
+        const counts = await self.queueCounts().catch(() => undefined);
+        if (!counts) return;
+        const now = self.sources.now().getTime();
+        const oldest = new Map<string, number>();
+        for (const type of known) oldest.set(type, 0);
+        for (const c of counts) {
+          if (c.oldestDueAt === null) continue;
+          const age = Math.max(0, (now - c.oldestDueAt.getTime()) / 1000);
+          oldest.set(c.type, Math.max(oldest.get(c.type) ?? 0, age));
+        }
+        for (const [type, age] of oldest) this.set({ type }, age);
+      },
+    });
+  }
+}
