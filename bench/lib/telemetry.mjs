@@ -1,9 +1,11 @@
 // `--telemetry off|metrics|tracing` for the benchmarks: what the service processes run with.
-// metrics: each process serves /metrics (METRICS_PORT) and this process scrapes each one every
-// second, as a busy Prometheus would (15 s is the usual interval). tracing: each process sends its
-// spans over OTLP/HTTP to a sink in this process that reads and discards them, as a collector would.
-import http from 'node:http';
+// metrics: each process serves /metrics (METRICS_PORT), scraped every second by a peer process
+// (15 s is the usual interval). tracing: each process sends its spans over OTLP/HTTP to a peer
+// process that reads and discards them, as a collector would. The peer (`telemetry-peer.mjs`)
+// runs apart because the benchmark blocks while wrk runs.
+import { fork } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 
 async function freePort() {
   const server = net.createServer();
@@ -13,59 +15,52 @@ async function freePort() {
   return port;
 }
 
+function startPeer(role) {
+  const child = fork(path.join(import.meta.dirname, 'telemetry-peer.mjs'), [role], { stdio: 'inherit' });
+  const next = (key) =>
+    new Promise((resolve) => child.on('message', (m) => m[key] !== undefined && resolve(m[key])));
+  let report = { count: 0, bytes: 0 };
+  return {
+    child,
+    next,
+    async stop() {
+      child.send({ report: true });
+      report = await next('report');
+      child.disconnect();
+    },
+    report: () => report,
+  };
+}
+
 export async function benchTelemetry(mode) {
   if (mode === 'off') return { env: async () => ({}), stop: async () => {}, summary: () => 'telemetry: off' };
   if (mode === 'metrics') {
-    const urls = [];
-    let scrapes = 0;
-    let bytes = 0;
-    const timer = setInterval(() => {
-      for (const url of urls) {
-        fetch(url).then(
-          async (res) => {
-            bytes += (await res.arrayBuffer()).byteLength;
-            scrapes++;
-          },
-          () => {},
-        );
-      }
-    }, 1000);
+    const peer = startPeer('scrape');
     return {
       async env() {
         const port = await freePort();
-        urls.push(`http://127.0.0.1:${port}/metrics`);
+        peer.child.send({ url: `http://127.0.0.1:${port}/metrics` });
         return { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' };
       },
-      async stop() {
-        clearInterval(timer);
+      stop: () => peer.stop(),
+      summary: () => {
+        const { count, bytes } = peer.report();
+        return `telemetry: metrics on, ${count} scrapes of ${Math.round(bytes / Math.max(1, count) / 1024)} KiB`;
       },
-      summary: () =>
-        `telemetry: metrics on, ${scrapes} scrapes of ${Math.round(bytes / Math.max(1, scrapes) / 1024)} KiB`,
     };
   }
   if (mode === 'tracing') {
-    let exports = 0;
-    let bytes = 0;
-    const sink = http.createServer((req, res) => {
-      req.on('data', (c) => {
-        bytes += c.length;
-      });
-      req.on('end', () => {
-        exports++;
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise((resolve) => sink.listen(0, '127.0.0.1', resolve));
-    const endpoint = `http://127.0.0.1:${sink.address().port}`;
+    const peer = startPeer('sink');
+    const port = await peer.next('port');
     return {
       async env() {
-        return { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint };
+        return { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
       },
-      async stop() {
-        sink.closeAllConnections();
-        await new Promise((resolve) => sink.close(resolve));
+      stop: () => peer.stop(),
+      summary: () => {
+        const { count, bytes } = peer.report();
+        return `telemetry: tracing on, ${count} exports, ${Math.round(bytes / 1024)} KiB of spans`;
       },
-      summary: () => `telemetry: tracing on, ${exports} exports, ${Math.round(bytes / 1024)} KiB of spans`,
     };
   }
   throw new Error(`--telemetry must be off, metrics or tracing (not ${mode})`);

@@ -62,14 +62,12 @@ export class ThreadedReportRenderer implements ReportRenderer {
 }
 
 /**
- * The compiled worker beside this file; from sources (tests), the build's copy. Given to piscina
- * as a file: URL so each thread loads it with import() only: piscina tries require() first for
- * a path, and Node 20's require() of an ES module can abort the whole process (a V8 fatal error,
- * seen once in CI) when a second task's require() meets the module graph while the first one's
- * import() is still instantiating it.
+ * The compiled CommonJS entry beside this file (`render-entry.cts`, which imports the renderer);
+ * from sources (tests), the build's copy. CommonJS because piscina require()s the file first,
+ * and Node 20's require() of an ES module can abort the process (see that file).
  */
 function workerFile(): string {
-  const sibling = new URL('./render-worker.js', import.meta.url);
+  const sibling = new URL('./render-entry.cjs', import.meta.url);
   if (existsSync(fileURLToPath(sibling))) return sibling.href;
-  return new URL('../../dist/pipeline/render-worker.js', import.meta.url).href;
+  return new URL('../../dist/pipeline/render-entry.cjs', import.meta.url).href;
 }
