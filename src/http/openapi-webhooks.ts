@@ -9,6 +9,9 @@ import {
   HEADER_EVENT_ID,
   HEADER_SIGNATURE,
   HEADER_TIMESTAMP,
+  HEADER_WEBHOOK_ID,
+  HEADER_WEBHOOK_SIGNATURE,
+  HEADER_WEBHOOK_TIMESTAMP,
   SIGNATURE_VERSION,
 } from '../webhooks/signing.js';
 import { resultReadyExample } from './openapi-examples.js';
@@ -28,6 +31,20 @@ export const deliveryHeaders = z.object({
     .string()
     .regex(/^v1=[0-9a-f]{64}$/)
     .meta({ description: `${SIGNATURE_VERSION}= and the lowercase hex HMAC-SHA256 (see the recipe above)` }),
+  [HEADER_WEBHOOK_ID]: z.uuid().meta({
+    description: 'Standard Webhooks: the event id (the same as X-Healthspan-Event-Id)',
+  }),
+  [HEADER_WEBHOOK_TIMESTAMP]: z
+    .string()
+    .regex(/^[0-9]{1,15}$/)
+    .meta({ description: 'Standard Webhooks: Unix seconds (the same as X-Healthspan-Timestamp)' }),
+  [HEADER_WEBHOOK_SIGNATURE]: z
+    .string()
+    .regex(/^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$/)
+    .meta({
+      description:
+        'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body`, keyed with the base64-decoded part of the secret; space-separated, one per secret during a rotation',
+    }),
   'X-Api-Key': z.string().optional().meta({
     description:
       'Your webhook key, when you registered one (in this header, or in the header you named at registration); not signed',
@@ -45,7 +62,10 @@ const RECIPE =
   `5. Reject a delivery whose timestamp is more than ${DEFAULT_TOLERANCE_SECONDS} seconds from your clock.\n\n` +
   `During a secret rotation accept both the old and the new secret. \`verifyWebhook\` from ` +
   `\`healthspan/webhooks\` does all of this. Deduplicate on \`${HEADER_EVENT_ID}\`; ` +
-  `\`${HEADER_DELIVERY_ID}\` is new on every attempt. Read the result with GET /v1/results/{resultId}.`;
+  `\`${HEADER_DELIVERY_ID}\` is new on every attempt. Read the result with GET /v1/results/{resultId}.\n\n` +
+  `Every delivery is also signed as [Standard Webhooks](https://www.standardwebhooks.com) defines ` +
+  `(\`${HEADER_WEBHOOK_ID}\`, \`${HEADER_WEBHOOK_TIMESTAMP}\`, \`${HEADER_WEBHOOK_SIGNATURE}\`), so its ` +
+  `libraries (\`standardwebhooks\`, \`svix\`) verify it with the same \`whsec_…\` secret.`;
 
 export const resultReadyWebhook: ZodOpenApiPathItemObject = {
   post: {

@@ -10,7 +10,7 @@ import { emit } from '../telemetry/events.js';
 import { inSpan, type TraceSpan, tracing } from '../telemetry/tracing.js';
 import type { Resolver } from './guard.js';
 import { DELIVER_KIND } from './outbox.js';
-import { activeSecret, apiKeyContext } from './secrets.js';
+import { apiKeyContext, signingSecrets } from './secrets.js';
 import { type AttemptOutcome, sendOnce } from './sender.js';
 import { signedHeaders } from './signing.js';
 
@@ -95,17 +95,18 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
       const endpoint = await store.webhooks.endpoint(db, event.partnerId);
       if (!endpoint) throw new PermanentJobError('No callback URL is registered for this partner any more.');
       const now = clock();
-      const secret = activeSecret(
+      const signing = signingSecrets(
         box,
         event.partnerId,
         await store.webhooks.secrets(db, event.partnerId),
         now,
       );
-      if (!secret) throw new PermanentJobError('This partner has no signing secret in effect.');
+      if (!signing) throw new PermanentJobError('This partner has no signing secret in effect.');
       const deliveryId = randomUUID();
       const body = Buffer.from(event.body, 'utf8');
       const headers = signedHeaders({
-        secret,
+        secret: signing.secret,
+        alsoSignWith: signing.upcoming,
         eventId,
         deliveryId,
         timestamp: Math.floor(now.getTime() / 1000),

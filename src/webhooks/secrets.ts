@@ -21,6 +21,25 @@ export function secretInEffect(secrets: readonly SecretRecord[], now: Date): Sec
     .sort((a, b) => Date.parse(b.activatesAt) - Date.parse(a.activatesAt))[0];
 }
 
+/**
+ * The signing secret in effect at `now` (`secretInEffect`), opened, and the rotated secrets not
+ * yet in effect (a receiver may have switched to them already): Standard Webhooks' signature
+ * lists one for each, so either secret verifies during the rotation window.
+ */
+export function signingSecrets(
+  box: SecretBox,
+  partnerId: string,
+  secrets: SecretRecord[],
+  now: Date,
+): { secret: string; upcoming: string[] } | undefined {
+  const secret = activeSecret(box, partnerId, secrets, now);
+  if (secret === undefined) return undefined;
+  const upcoming = secrets
+    .filter((s) => Date.parse(s.activatesAt) > now.getTime())
+    .map((s) => box.open(s.secretSealed, secretContext(partnerId)));
+  return { secret, upcoming };
+}
+
 /** The signing secret in effect at `now` (`secretInEffect`), opened. */
 export function activeSecret(
   box: SecretBox,

@@ -5,6 +5,7 @@ import {
   generateSigningSecret,
   signatureFor,
   signedHeaders,
+  standardSignatureFor,
   verifyWebhook,
 } from '../../src/webhooks/signing.js';
 
@@ -59,7 +60,7 @@ describe('signatureFor', () => {
 });
 
 describe('signedHeaders', () => {
-  it('lists the spec headers with the X-Healthspan- prefix', () => {
+  it('lists the spec headers with the X-Healthspan- prefix, and Standard Webhooks’ beside them', () => {
     const headers = signedHeaders({
       secret: 's',
       eventId: 'e1',
@@ -74,7 +75,36 @@ describe('signedHeaders', () => {
       'X-Healthspan-Event-Id': 'e1',
       'X-Healthspan-Timestamp': '1735787045',
       'X-Healthspan-Signature': signatureFor('s', '1735787045', body),
+      'webhook-id': 'e1',
+      'webhook-timestamp': '1735787045',
+      'webhook-signature': standardSignatureFor('s', 'e1', '1735787045', body),
     });
+  });
+
+  it('signs as the Standard Webhooks reference does (its published example)', () => {
+    expect(
+      standardSignatureFor(
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        'msg_p5jXN8AQM9LWM0D4loKWxJek',
+        '1614265330',
+        '{"test": 2432232314}',
+      ),
+    ).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+
+  it('lists one Standard Webhooks signature per secret, the one in effect first', () => {
+    const headers = signedHeaders({
+      secret: 'whsec_AAAA',
+      alsoSignWith: ['whsec_BBBB'],
+      eventId: 'e1',
+      deliveryId: 'd1',
+      timestamp: 1735787045,
+      rawBody: body,
+    });
+    expect(headers['webhook-signature']).toBe(
+      `${standardSignatureFor('whsec_AAAA', 'e1', '1735787045', body)} ${standardSignatureFor('whsec_BBBB', 'e1', '1735787045', body)}`,
+    );
+    expect(headers['X-Healthspan-Signature']).toBe(signatureFor('whsec_AAAA', '1735787045', body));
   });
 
   it('refuses a timestamp that is not Unix seconds in decimal digits', () => {
@@ -85,10 +115,10 @@ describe('signedHeaders', () => {
 });
 
 describe('generateSigningSecret', () => {
-  it('is whsec_ plus 32 random bytes in base64url', () => {
+  it('is whsec_ plus 32 random bytes in standard base64: a Standard Webhooks secret', () => {
     const a = generateSigningSecret();
-    expect(a).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(Buffer.from(a.slice(6), 'base64url')).toHaveLength(32);
+    expect(a).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(a.slice(6), 'base64')).toHaveLength(32);
     expect(generateSigningSecret()).not.toBe(a);
   });
 });
