@@ -61,7 +61,7 @@ const RECIPE =
   `4. Compare \`${SIGNATURE_VERSION}=\` + the lowercase hex digest with \`${HEADER_SIGNATURE}\` in constant time.\n` +
   `5. Reject a delivery whose timestamp is more than ${DEFAULT_TOLERANCE_SECONDS} seconds from your clock.\n\n` +
   `During a secret rotation accept both the old and the new secret. \`verifyWebhook\` from ` +
-  `\`healthspan/webhooks\` does all of this. Deduplicate on \`${HEADER_EVENT_ID}\`; ` +
+  `\`@healthspan/client\` (\`webhooks.verify\`) does all of this. Deduplicate on \`${HEADER_EVENT_ID}\`; ` +
   `\`${HEADER_DELIVERY_ID}\` is new on every attempt. Read the result with GET /v1/results/{resultId}.\n\n` +
   `Every delivery is also signed as [Standard Webhooks](https://www.standardwebhooks.com) defines ` +
   `(\`${HEADER_WEBHOOK_ID}\`, \`${HEADER_WEBHOOK_TIMESTAMP}\`, \`${HEADER_WEBHOOK_SIGNATURE}\`), so its ` +

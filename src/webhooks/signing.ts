@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Signing of outbound `result.ready` callbacks (partner-api.md, "Events") and the matching
@@ -111,87 +111,6 @@ export function signedHeaders(input: SignedHeadersInput): Record<string, string>
       .map((s) => standardSignatureFor(s, input.eventId, timestamp, input.rawBody))
       .join(' '),
   };
-}
-
-export type VerifyResult =
-  | { ok: true; eventId: string; deliveryId: string; timestamp: number }
-  | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'stale' | 'bad_signature' };
-
-export interface VerifyOptions {
-  /** Current time; defaults to `new Date()`. */
-  now?: Date;
-  /** Allowed |now − timestamp| in seconds; defaults to 300. */
-  toleranceSeconds?: number;
-}
-
-type HeaderBag = Record<string, string | string[] | undefined>;
-
-/** Case-insensitive header read; a header repeated with different values counts as absent. */
-function header(headers: HeaderBag, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  const values: string[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue;
-    values.push(...(Array.isArray(value) ? value : [value]));
-  }
-  const first = values[0]?.trim();
-  if (!first || values.some((v) => v.trim() !== first)) return undefined;
-  return first;
-}
-
-function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  // Length is not secret (always `v1=` + 64 hex digits for a genuine signature).
-  return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/**
- * Verify a `result.ready` delivery, following the spec's four receiver steps:
- * 1. build `X-Healthspan-Timestamp` + `"."` + the raw request body bytes;
- * 2. HMAC-SHA256 it with the signing secret;
- * 3. compare `v1=` + lowercase hex digest with `X-Healthspan-Signature` in constant time;
- * 4. reject when the timestamp differs from now by more than 300 seconds.
- *
- * Pass the raw body exactly as received (a `Buffer` from the request stream). Never verify a
- * re-serialised JSON value (`JSON.stringify(JSON.parse(body))`): key order, whitespace and number
- * or Unicode escaping may differ from the bytes that were signed, and the check then fails (or,
- * worse, the code verifies something other than what it processes).
- *
- * `secret` may be an array: during a secret rotation pass both the new and the old secret; a
- * delivery signed with any of them is accepted. Header names are matched case-insensitively.
- * Deduplicate on the returned `eventId` (stable across retries); `deliveryId` is new per attempt.
- */
-export function verifyWebhook(
-  rawBody: Buffer | string,
-  headers: HeaderBag,
-  secret: string | string[],
-  options: VerifyOptions = {},
-): VerifyResult {
-  const timestampHeader = header(headers, HEADER_TIMESTAMP);
-  const signature = header(headers, HEADER_SIGNATURE);
-  const eventId = header(headers, HEADER_EVENT_ID);
-  const deliveryId = header(headers, HEADER_DELIVERY_ID);
-  if (!timestampHeader || !signature || !eventId || !deliveryId) {
-    return { ok: false, reason: 'missing_headers' };
-  }
-  if (!DIGITS.test(timestampHeader)) return { ok: false, reason: 'bad_timestamp' };
-
-  const body = bodyBytes(rawBody);
-  const secrets = (Array.isArray(secret) ? secret : [secret]).filter((s) => s.length > 0);
-  let matched = false;
-  for (const candidate of secrets) {
-    // No early exit: every secret is tried, so timing does not reveal which one matched.
-    if (constantTimeEqual(signatureFor(candidate, timestampHeader, body), signature)) matched = true;
-  }
-  if (!matched) return { ok: false, reason: 'bad_signature' };
-
-  const timestamp = Number(timestampHeader);
-  const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
-  if (!(Math.abs(nowSeconds - timestamp) <= tolerance)) return { ok: false, reason: 'stale' };
-
-  return { ok: true, eventId, deliveryId, timestamp };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/webhooks/signing.js';
+import { verifyWebhook } from '../../packages/client/src/webhooks.js';
 import { cliFor } from '../helpers/cli.js';
 import { msOf, SkewedClock } from '../helpers/clock.js';
 import { waitUntil } from '../helpers/pipeline.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../src/webhooks/signing.js';
+import { verifyWebhook } from '../../packages/client/src/webhooks.js';
 import { cliFor } from '../helpers/cli.js';
 import { SkewedClock } from '../helpers/clock.js';
 import { createTestDatabase, type TestDatabase, testStoreKind } from '../helpers/database.js';

@@ -1,0 +1,206 @@
+import createFetchClient from 'openapi-fetch';
+import { errorFrom, errorFromResponse, HealthspanError } from './errors.js';
+import type { components, paths } from './generated/openapi.js';
+import { type RetryOptions, withRetries } from './retry.js';
+import { parseResultReadyEvent, type ResultReadyEvent, verifyWebhook } from './webhooks.js';
+
+export { HealthspanError } from './errors.js';
+export type { components, paths } from './generated/openapi.js';
+export type { RetryOptions } from './retry.js';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  parseResultReadyEvent,
+  type ResultReadyEvent,
+  type VerifyOptions,
+  type VerifyResult,
+  verifyWebhook,
+} from './webhooks.js';
+
+type Schemas = components['schemas'];
+export type SubmissionRequest = Schemas['SubmissionRequest'];
+export type AcceptedSubmission = Schemas['AcceptedSubmission'];
+export type SubmissionDetail = Schemas['SubmissionDetail'];
+export type Result = Schemas['Result'];
+export type Artifact = Schemas['Artifact'];
+
+export interface ClientOptions {
+  /** The service, for example `https://api.healthspan.example` (no trailing path). */
+  baseUrl: string;
+  /** Your API key (`hs_live_…` or `hs_test_…`), sent as `X-Api-Key`. */
+  apiKey: string;
+  /** Retries of requests that are safe to repeat (reads, and creates with their idempotency key). */
+  retry?: RetryOptions;
+  /** A `fetch` to use instead of the global one. */
+  fetch?: typeof fetch;
+}
+
+export interface CreateOptions {
+  /** One per logical submission; generated when not given, and reused on the client's retries. */
+  idempotencyKey?: string;
+  /** Your id for this submission across systems (`X-Correlation-Id`); the idempotency key if not given. */
+  correlationId?: string;
+}
+
+export interface WaitOptions {
+  /** Give up after this long (default 120 s): the submission goes on; only the waiting stops. */
+  timeoutMs?: number;
+  /** First wait between polls (default 500 ms); grows by half each poll up to `maxIntervalMs`. */
+  intervalMs?: number;
+  maxIntervalMs?: number;
+}
+
+export interface Download {
+  bytes: Uint8Array;
+  contentType: string;
+  /** From `Content-Disposition`, when the service named the file. */
+  fileName: string | undefined;
+}
+
+const FINAL = new Set(['completed', 'failed', 'rejected']);
+
+/**
+ * A client for the partner API. Every call returns the API's typed body or throws a
+ * `HealthspanError` carrying the error envelope's `code`, `requestId` and `details`.
+ */
+export function createClient(options: ClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const api = createFetchClient<paths>({
+    baseUrl,
+    headers: { 'x-api-key': options.apiKey },
+    fetch: (request: Request) => fetchImpl(request),
+  });
+
+  /** One attempt: the body of a 2xx, or a typed error (a network failure is status 0). */
+  async function call<T>(send: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+    let outcome: { data?: T; error?: unknown; response: Response };
+    try {
+      outcome = await send();
+    } catch (error) {
+      throw new HealthspanError(
+        error instanceof Error ? error.message : 'The request could not be sent.',
+        'NETWORK_ERROR',
+        0,
+        undefined,
+        undefined,
+      );
+    }
+    // openapi-fetch has read the body: the envelope is `error`.
+    if (!outcome.response.ok) throw errorFrom(outcome.response, outcome.error);
+    return outcome.data as T;
+  }
+
+  const submissions = {
+    /**
+     * Submits one person's data: `202` once it is durably stored. Retried on network errors,
+     * 429 and 5xx with the same idempotency key, so a retry never creates a second submission.
+     */
+    create(body: SubmissionRequest, opts: CreateOptions = {}): Promise<AcceptedSubmission> {
+      const idempotencyKey = opts.idempotencyKey ?? globalThis.crypto.randomUUID();
+      const correlationId = opts.correlationId ?? idempotencyKey;
+      return withRetries(
+        () =>
+          call(() =>
+            api.POST('/v1/submissions', {
+              body,
+              params: { header: { 'idempotency-key': idempotencyKey, 'x-correlation-id': correlationId } },
+            }),
+          ),
+        options.retry,
+      );
+    },
+
+    get(submissionId: string): Promise<SubmissionDetail> {
+      return withRetries(
+        () => call(() => api.GET('/v1/submissions/{submissionId}', { params: { path: { submissionId } } })),
+        options.retry,
+      );
+    },
+
+    /**
+     * Polls until the submission is `completed`, `failed` or `rejected`, backing off between
+     * polls; throws `HealthspanError` with code `TIMEOUT` if that takes longer than `timeoutMs`.
+     */
+    async waitForCompletion(submissionId: string, opts: WaitOptions = {}): Promise<SubmissionDetail> {
+      const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
+      let interval = opts.intervalMs ?? 500;
+      for (;;) {
+        const detail = await submissions.get(submissionId);
+        if (FINAL.has(detail.status)) return detail;
+        if (Date.now() + interval > deadline) {
+          throw new HealthspanError(
+            `Submission ${submissionId} was still ${detail.status} when the wait ran out.`,
+            'TIMEOUT',
+            0,
+            undefined,
+            { status: detail.status },
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, interval));
+        interval = Math.min(opts.maxIntervalMs ?? 5000, Math.round(interval * 1.5));
+      }
+    },
+  };
+
+  const results = {
+    get(resultId: string): Promise<Result> {
+      return withRetries(
+        () => call(() => api.GET('/v1/results/{resultId}', { params: { path: { resultId } } })),
+        options.retry,
+      );
+    },
+  };
+
+  const artifacts = {
+    /**
+     * Downloads a report through its signed link (from `results.get`, valid for a while; read
+     * the result again for a fresh one). Takes the artifact or its `downloadUrl`.
+     */
+    download(artifact: Artifact | string): Promise<Download> {
+      const url = typeof artifact === 'string' ? artifact : artifact.access?.downloadUrl;
+      if (!url) {
+        return Promise.reject(
+          new HealthspanError(
+            'This report has no download link (not available).',
+            'NOT_AVAILABLE',
+            0,
+            undefined,
+            {
+              availability: typeof artifact === 'string' ? undefined : artifact.availability,
+            },
+          ),
+        );
+      }
+      return withRetries(async () => {
+        let response: Response;
+        try {
+          response = await fetchImpl(url);
+        } catch (error) {
+          throw new HealthspanError(
+            error instanceof Error ? error.message : 'The download could not be sent.',
+            'NETWORK_ERROR',
+            0,
+            undefined,
+            undefined,
+          );
+        }
+        if (!response.ok) throw await errorFromResponse(response);
+        const disposition = response.headers.get('content-disposition') ?? '';
+        return {
+          bytes: new Uint8Array(await response.arrayBuffer()),
+          contentType: response.headers.get('content-type') ?? 'application/octet-stream',
+          fileName: /filename="([^"]+)"/.exec(disposition)?.[1],
+        };
+      }, options.retry);
+    },
+  };
+
+  const webhooks = {
+    verify: verifyWebhook,
+    parse: (rawBody: Uint8Array | string): ResultReadyEvent => parseResultReadyEvent(rawBody),
+  };
+
+  return { submissions, results, artifacts, webhooks };
+}
+
+export type HealthspanClient = ReturnType<typeof createClient>;

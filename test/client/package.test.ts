@@ -1,0 +1,203 @@
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliFor } from '../helpers/cli.js';
+import { tempDataDir } from '../helpers/dirs.js';
+import { waitUntil } from '../helpers/pipeline.js';
+import { freePort } from '../helpers/processes.js';
+import { TestReceiver } from '../helpers/receiver.js';
+import {
+  bodyFor,
+  createAccount,
+  startTestService,
+  type TestAccount,
+  type TestService,
+} from '../helpers/service.js';
+
+/**
+ * `@healthspan/client` as a partner gets it: `npm pack`ed, installed from the tarball into a
+ * throw-away project, and used from that project's own ES module and CommonJS files against a
+ * real server, with its types checked by a TypeScript compiler as a consumer's would be.
+ */
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TSC = path.join(ROOT, 'node_modules/.bin/tsc');
+const receiver = new TestReceiver();
+let service: TestService;
+let project: string;
+let account: TestAccount;
+let secret: string;
+
+/** Runs a consumer script; asynchronously, since the server it calls runs in this process. */
+async function run(file: string, env: Record<string, string>): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(process.execPath, [file], {
+    cwd: project,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  // A known port, so the signed download links the service issues point at it.
+  const port = await freePort();
+  service = await startTestService({
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    RATE_LIMIT_PER_MINUTE: '0',
+    WEBHOOK_ALLOW_INSECURE: 'true',
+  });
+  const hook = await receiver.start();
+  project = tempDataDir();
+  const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', project], {
+    cwd: path.join(ROOT, 'packages/client'),
+    encoding: 'utf8',
+  }).trim();
+  fs.writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify({ name: 'partner-app', private: true, type: 'module' }),
+  );
+  execFileSync(
+    'npm',
+    ['install', `./${packed}`, '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock'],
+    { cwd: project, stdio: 'pipe' },
+  );
+  account = await createAccount(service);
+  const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', hook]);
+  secret = set.json!.signingSecret as string;
+  fs.writeFileSync(path.join(project, 'body.json'), JSON.stringify(bodyFor(account)));
+}, 120_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await receiver.stop();
+});
+
+describe('@healthspan/client, installed from its tarball', () => {
+  it('ships only its build, types and README', () => {
+    const installed = path.join(project, 'node_modules/@healthspan/client');
+    expect(fs.readdirSync(installed).sort()).toEqual(['README.md', 'dist', 'package.json']);
+    expect(fs.existsSync(path.join(installed, 'dist/esm/index.d.ts'))).toBe(true);
+    expect(fs.existsSync(path.join(installed, 'dist/cjs/index.js'))).toBe(true);
+  });
+
+  it('runs the recommended sequence from an ES module: submit, wait, read, download; a retry of the key replays', async () => {
+    fs.writeFileSync(
+      path.join(project, 'sequence.mjs'),
+      `import fs from 'node:fs';
+import { createClient } from '@healthspan/client';
+const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY });
+const body = JSON.parse(fs.readFileSync('body.json', 'utf8'));
+const accepted = await client.submissions.create(body, { idempotencyKey: 'partner-key-1' });
+const again = await client.submissions.create(body, { idempotencyKey: 'partner-key-1' });
+const done = await client.submissions.waitForCompletion(accepted.submissionId, { timeoutMs: 60000, intervalMs: 100 });
+const result = await client.results.get(done.resultId);
+const pdf = result.artifacts.items.find((a) => a.type === 'pdf');
+const file = await client.artifacts.download(pdf);
+const generated = await client.submissions.create(body);
+console.log(JSON.stringify({
+  status: done.status, replayedSame: again.submissionId === accepted.submissionId,
+  resultOutcomes: result.outcomes.length, pdf: Buffer.from(file.bytes.subarray(0, 5)).toString(),
+  contentType: file.contentType, fileName: file.fileName, generatedKeyIsNew: generated.submissionId !== accepted.submissionId,
+}));
+`,
+    );
+    const out = await run('sequence.mjs', { BASE: service.url, KEY: account.apiKey });
+    expect(out).toMatchObject({
+      status: 'completed',
+      replayedSame: true,
+      pdf: '%PDF-',
+      contentType: 'application/pdf',
+      generatedKeyIsNew: true,
+    });
+    expect(out.resultOutcomes).toBeGreaterThan(0);
+    expect(out.fileName).toMatch(/\.pdf$/);
+  });
+
+  it('works from CommonJS: typed errors with code and request id, and verifies a real delivery', async () => {
+    const delivery = await waitUntil(async () => receiver.deliveries[0], 60_000, 'a delivery');
+    fs.writeFileSync(path.join(project, 'delivery.bin'), delivery.rawBody);
+    fs.writeFileSync(path.join(project, 'headers.json'), JSON.stringify(delivery.headers));
+    fs.writeFileSync(
+      path.join(project, 'receiver.cjs'),
+      `const fs = require('node:fs');
+const { createClient, HealthspanError, verifyWebhook } = require('@healthspan/client');
+const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY });
+(async () => {
+  const raw = fs.readFileSync('delivery.bin');
+  const headers = JSON.parse(fs.readFileSync('headers.json', 'utf8'));
+  const verified = client.webhooks.verify(raw, headers, [process.env.OLD, process.env.SECRET]);
+  const forged = verifyWebhook(Buffer.concat([raw, Buffer.from(' ')]), headers, process.env.SECRET);
+  const event = client.webhooks.parse(raw);
+  let error;
+  try { await client.submissions.get('00000000-0000-4000-8000-000000000000'); } catch (e) { error = e; }
+  console.log(JSON.stringify({
+    verified: verified.ok, eventId: verified.eventId, forged: forged.reason, eventType: event.eventType,
+    errorIsTyped: error instanceof HealthspanError, code: error.code, status: error.status, requestId: error.requestId,
+  }));
+})();
+`,
+    );
+    const out = await run('receiver.cjs', {
+      BASE: service.url,
+      KEY: account.apiKey,
+      SECRET: secret,
+      OLD: 'whsec_an_old_secret',
+    });
+    expect(out).toMatchObject({
+      verified: true,
+      eventId: delivery.headers['x-healthspan-event-id'],
+      forged: 'bad_signature',
+      eventType: 'result.ready',
+      errorIsTyped: true,
+      code: 'NOT_FOUND',
+      status: 404,
+    });
+    expect(out.requestId).toEqual(expect.any(String));
+  });
+
+  it('gives a TypeScript consumer the API’s types (a wrong field does not compile)', () => {
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          target: 'ES2022',
+          lib: ['ES2023', 'DOM'],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    fs.writeFileSync(
+      path.join(project, 'consumer.ts'),
+      `import { createClient, type Result, type SubmissionRequest } from '@healthspan/client';
+const client = createClient({ baseUrl: 'http://localhost:8080', apiKey: 'hs_test_x' });
+export async function scores(id: string): Promise<number[]> {
+  const result: Result = await client.results.get(id);
+  return (result.outcomes ?? []).map((o) => o.score ?? 0);
+}
+export function send(body: SubmissionRequest) {
+  return client.submissions.create(body, { idempotencyKey: 'k' });
+}
+export async function status(id: string): Promise<string> {
+  const detail = await client.submissions.get(id);
+  // @ts-expect-error: a submission has no such field; the types come from the API description.
+  return detail.noSuchField;
+}
+`,
+    );
+    execFileSync(TSC, ['-p', 'tsconfig.json'], { cwd: project, stdio: 'pipe' });
+    // The same file with the expectation removed must fail: the check above can fail.
+    const broken = fs
+      .readFileSync(path.join(project, 'consumer.ts'), 'utf8')
+      .replace(/ *\/\/ @ts-expect-error.*\n/, '');
+    fs.writeFileSync(path.join(project, 'consumer.ts'), broken);
+    expect(() => execFileSync(TSC, ['-p', 'tsconfig.json'], { cwd: project, stdio: 'pipe' })).toThrow();
+  });
+});
