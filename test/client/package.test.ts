@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliFor } from '../helpers/cli.js';
+import { setCallback } from '../helpers/cli.js';
 import { tempDataDir } from '../helpers/dirs.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { freePort } from '../helpers/processes.js';
@@ -64,8 +64,7 @@ beforeAll(async () => {
     { cwd: project, stdio: 'pipe' },
   );
   account = await createAccount(service);
-  const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', hook]);
-  secret = set.json!.signingSecret as string;
+  secret = setCallback(service, account.partnerId, hook);
   fs.writeFileSync(path.join(project, 'body.json'), JSON.stringify(bodyFor(account)));
 }, 120_000);
 

@@ -37,3 +37,12 @@ export function cliFor(service: TestService, args: string[], env: Record<string,
     args,
   );
 }
+
+/** Registers `url` as the partner's callback with the real CLI; returns its signing secret. */
+export function setCallback(service: TestService, partnerId: string, url: string): string {
+  const set = cliFor(service, ['webhooks', 'set', '--partner', partnerId, '--url', url]);
+  if (set.code !== 0 || typeof set.json?.signingSecret !== 'string') {
+    throw new Error(`webhooks set failed: ${set.stderr}`);
+  }
+  return set.json.signingSecret;
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { cliFor } from '../helpers/cli.js';
+import { cliFor, setCallback } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
@@ -75,16 +75,7 @@ describe('the audit trail', () => {
     const key = uniqueKey();
     let secret = '';
     await expectAudited(account, { 'webhook.endpoint_set': 1 }, async () => {
-      const set = cliFor(ctx.service, [
-        'webhooks',
-        'set',
-        '--partner',
-        account.partnerId,
-        '--url',
-        ctx.receiverUrl,
-      ]);
-      expect(set.code).toBe(0);
-      secret = String(set.json!.signingSecret);
+      secret = setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     });
     let submissionId = '';
     await expectAudited(account, { 'submission.created': 1 }, async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
-import { cliFor } from '../helpers/cli.js';
+import { cliFor, setCallback } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
@@ -129,15 +129,7 @@ async function queueIdle() {
 describe('erasure of a subject', () => {
   it('removes every trace of the subject, keeps other subjects, and refuses a replay with 410', async () => {
     const account = await createAccount(ctx.service);
-    const set = cliFor(ctx.service, [
-      'webhooks',
-      'set',
-      '--partner',
-      account.partnerId,
-      '--url',
-      ctx.receiverUrl,
-    ]);
-    expect(set.code).toBe(0);
+    setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     const s = subjectStrings();
     const other = subjectStrings();
     const a = await submit(account, s.subject, s.submissions[0]!, s.lab);

@@ -6,7 +6,7 @@ import { verifyWebhook } from '../../packages/client/src/webhooks.js';
 import { secretBoxFor } from '../../src/webhooks/index.js';
 import { secretContext } from '../../src/webhooks/secrets.js';
 import { standardSecret } from '../../src/webhooks/signing.js';
-import { cliFor } from '../helpers/cli.js';
+import { cliFor, setCallback } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import type { ReceivedDelivery } from '../helpers/receiver.js';
 import { bodyFor, createAccount, getJson, postSubmission, serviceWithReceiver } from '../helpers/service.js';
@@ -79,15 +79,7 @@ async function nextDelivery(action: () => unknown): Promise<ReceivedDelivery> {
 describe('Standard Webhooks signatures', () => {
   it('signs every delivery so standardwebhooks, Python and the contract recipe all verify it', async () => {
     const account = await createAccount(ctx.service);
-    const set = cliFor(ctx.service, [
-      'webhooks',
-      'set',
-      '--partner',
-      account.partnerId,
-      '--url',
-      ctx.receiverUrl,
-    ]);
-    const secret = set.json!.signingSecret as string;
+    const secret = setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     // A new secret is a valid Standard Webhooks secret as it is.
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(standardSecret(secret)).toBe(secret);
@@ -101,15 +93,7 @@ describe('Standard Webhooks signatures', () => {
     expect(verifyWebhook(delivery.rawBody, delivery.headers, secret)).toMatchObject({ ok: true });
 
     // Each check can fail: another secret, or one changed byte.
-    const other = cliFor(ctx.service, [
-      'webhooks',
-      'set',
-      '--partner',
-      (await createAccount(ctx.service)).partnerId,
-      '--url',
-      ctx.receiverUrl,
-    ]);
-    const wrong = other.json!.signingSecret as string;
+    const wrong = setCallback(ctx.service, (await createAccount(ctx.service)).partnerId, ctx.receiverUrl);
     expect(libraryVerifies(wrong, delivery)).toBe(false);
     expect(pythonVerifies(wrong, delivery)).toBe(false);
     const tampered = Buffer.from(delivery.rawBody.toString('utf8').replace('completed', 'Completed'));
@@ -119,14 +103,7 @@ describe('Standard Webhooks signatures', () => {
 
   it('lists both secrets’ signatures while a rotated secret waits to take effect', async () => {
     const account = await createAccount(ctx.service);
-    const old = cliFor(ctx.service, [
-      'webhooks',
-      'set',
-      '--partner',
-      account.partnerId,
-      '--url',
-      ctx.receiverUrl,
-    ]).json!.signingSecret as string;
+    const old = setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     const resultId = await completeOne(account);
     await waitUntil(async () => ctx.receiver.deliveries.length > 0, 60_000, 'the first delivery');
     const rotated = cliFor(ctx.service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]).json!
@@ -147,7 +124,7 @@ describe('Standard Webhooks signatures', () => {
 
   it('signs with a secret issued before Standard Webhooks: same string for the contract, its standard spelling for libraries', async () => {
     const account = await createAccount(ctx.service);
-    cliFor(ctx.service, ['webhooks', 'set', '--partner', account.partnerId, '--url', ctx.receiverUrl]);
+    setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     // A secret as they were issued until now: base64url, with the URL-safe letters in it.
     const legacy = `whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}`;
     expect(legacy).toMatch(/[-_]/);
