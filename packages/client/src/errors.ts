@@ -52,3 +52,9 @@ export async function errorFromResponse(response: Response): Promise<HealthspanE
   }
   return errorFrom(response, body);
 }
+
+/** No answer came (refused, reset, DNS, TLS): status 0, retryable. */
+export function networkError(error: unknown): HealthspanError {
+  const message = error instanceof Error ? error.message : 'The request could not be sent.';
+  return new HealthspanError(message, 'NETWORK_ERROR', 0, undefined, undefined);
+}

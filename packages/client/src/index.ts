@@ -1,5 +1,5 @@
 import createFetchClient from 'openapi-fetch';
-import { errorFrom, errorFromResponse, HealthspanError } from './errors.js';
+import { errorFrom, errorFromResponse, HealthspanError, networkError } from './errors.js';
 import type { components, paths } from './generated/openapi.js';
 import { type RetryOptions, withRetries } from './retry.js';
 import { parseResultReadyEvent, type ResultReadyEvent, verifyWebhook } from './webhooks.js';
@@ -77,13 +77,7 @@ export function createClient(options: ClientOptions) {
     try {
       outcome = await send();
     } catch (error) {
-      throw new HealthspanError(
-        error instanceof Error ? error.message : 'The request could not be sent.',
-        'NETWORK_ERROR',
-        0,
-        undefined,
-        undefined,
-      );
+      throw networkError(error);
     }
     // openapi-fetch has read the body: the envelope is `error`.
     if (!outcome.response.ok) throw errorFrom(outcome.response, outcome.error);
@@ -176,13 +170,7 @@ export function createClient(options: ClientOptions) {
         try {
           response = await fetchImpl(url);
         } catch (error) {
-          throw new HealthspanError(
-            error instanceof Error ? error.message : 'The download could not be sent.',
-            'NETWORK_ERROR',
-            0,
-            undefined,
-            undefined,
-          );
+          throw networkError(error);
         }
         if (!response.ok) throw await errorFromResponse(response);
         const disposition = response.headers.get('content-disposition') ?? '';
