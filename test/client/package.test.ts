@@ -156,6 +156,48 @@ const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY
     expect(out.requestId).toEqual(expect.any(String));
   });
 
+  it('retries through a real 429: waits what Retry-After asks, with the same key, and creates one submission', async () => {
+    // The service's rate limit counts per minute: the retry waits for the window to end (up to
+    // a minute, as Retry-After says), which is what this test is about.
+    const limited = await startTestService({ RATE_LIMIT_PER_MINUTE: '1', WORKER_CONCURRENCY: '0' });
+    try {
+      const other = await createAccount(limited);
+      fs.writeFileSync(path.join(project, 'limited-body.json'), JSON.stringify(bodyFor(other)));
+      fs.writeFileSync(
+        path.join(project, 'retry.mjs'),
+        `import fs from 'node:fs';
+import { createClient } from '@healthspan/client';
+const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY, retry: { maxDelayMs: 90000 } });
+const body = JSON.parse(fs.readFileSync('limited-body.json', 'utf8'));
+const first = await client.submissions.create(body, { idempotencyKey: 'first' });
+const started = Date.now();
+const second = await client.submissions.create({ ...body, partnerSubmissionId: 'second' }, { idempotencyKey: 'second' });
+let error;
+try {
+  await createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY, retry: { maxAttempts: 1 } })
+    .submissions.create({ ...body, partnerSubmissionId: 'third' }, { idempotencyKey: 'third' });
+} catch (e) { error = e; }
+console.log(JSON.stringify({ first: first.submissionId, second: second.submissionId, waitedMs: Date.now() - started,
+  code: error?.code, status: error?.status, retryAfter: error?.retryAfterSeconds }));
+`,
+      );
+      const out = await run('retry.mjs', { BASE: limited.url, KEY: other.apiKey });
+      expect(out.second).not.toBe(out.first);
+      // Without a retry the 429 reaches the caller, typed, with the wait the service asked for.
+      expect(out).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+      expect(out.retryAfter).toBeGreaterThan(0);
+      // The second create was refused once, then accepted with the same key after the wait.
+      const lines = limited.logs
+        .map((l) => JSON.parse(l) as { msg?: string; route?: string; status?: number; method?: string })
+        .filter((l) => l.msg === 'request' && l.method === 'POST' && l.route === '/v1/submissions')
+        .map((l) => l.status);
+      expect(lines.slice(0, 4)).toEqual([202, 429, 202, 429]);
+      expect(out.waitedMs).toBeGreaterThan(500);
+    } finally {
+      await limited.stop();
+    }
+  }, 120_000);
+
   it('gives a TypeScript consumer the API’s types (a wrong field does not compile)', () => {
     fs.writeFileSync(
       path.join(project, 'tsconfig.json'),
