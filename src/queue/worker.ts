@@ -7,7 +7,7 @@ import type { ClaimedJob } from '../jobs/types.js';
 import type { Committer } from '../store/commit-batcher.js';
 import type { JobsRepository } from '../store/repositories/jobs.js';
 import { emit, type TelemetryEvents } from '../telemetry/events.js';
-import { inSpan } from '../telemetry/tracing.js';
+import { inSpan, type TraceSpan } from '../telemetry/tracing.js';
 import { type FailurePlan, logFailure, planFailure, type RetryPolicy, recordFailure } from './failure.js';
 import type { JobKinds } from './kinds.js';
 import { type JobDefinition, PermanentJobError } from './types.js';
@@ -54,8 +54,6 @@ function heartbeatFor(leaseMs: number): number {
 }
 
 class LeaseLost extends Error {}
-
-const noop = () => {};
 
 function attemptEnded(job: ClaimedJob, outcome: TelemetryEvents['job.attempt']['outcome'], ms: number): void {
   emit('job.attempt', { type: job.type, outcome, seconds: ms / 1000 });
@@ -213,16 +211,19 @@ export class Worker {
       },
     };
     entry.done = runInContext(context, () =>
-      inSpan(`job ${job.type}`, span, () => this.runOne(job, abort.signal, context)),
-    )
-      .then(noop, noop)
-      .finally(() => {
-        this.running.delete(job.id);
-        this.kick();
-      });
+      inSpan(`job ${job.type}`, span, (attempt) => this.runOne(job, abort.signal, context, attempt)),
+    ).finally(() => {
+      this.running.delete(job.id);
+      this.kick();
+    });
   }
 
-  private async runOne(job: ClaimedJob, signal: AbortSignal, context: WorkContext): Promise<void> {
+  private async runOne(
+    job: ClaimedJob,
+    signal: AbortSignal,
+    context: WorkContext,
+    span: TraceSpan,
+  ): Promise<void> {
     const { jobs, batcher, notifier } = this.o.store;
     const def = this.o.kinds.get(job.type);
     const started = performance.now();
@@ -286,8 +287,7 @@ export class Worker {
       }
       const plan = await this.fail(job, def, error, context);
       attemptEnded(job, plan.nextAttemptAt === null ? 'failed' : 'retried', performance.now() - started);
-      // Recorded already; thrown on only so that the attempt's span ends failed (execute()).
-      throw error;
+      span.fail(error);
     }
   }
 

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { emit } from '../telemetry/events.js';
-import { type TraceSpan, tracing } from '../telemetry/tracing.js';
+import { NOOP_SPAN, tracing } from '../telemetry/tracing.js';
 import type { Database } from './database.js';
 import type { PreparedRunner } from './prepared.js';
 
@@ -192,12 +192,12 @@ export class CommitBatcher implements Committer {
               attributes: { 'healthspan.batch.units': batch.length },
             }),
           )
-        : undefined;
+        : NOOP_SPAN;
       let outcomes: Outcome[];
       try {
         // Optimistic: the whole batch as one plain transaction. If any unit fails, it is rolled
         // back and run again with one savepoint per unit, so only the failing unit fails.
-        outcomes = await this.inSpan(span, () =>
+        outcomes = await t.within(span, () =>
           this.db.transaction().execute(async (trx) => {
             const values: Outcome[] = [];
             for (const p of batch) values.push({ ok: true, value: await runUnit(p, trx) });
@@ -206,19 +206,19 @@ export class CommitBatcher implements Committer {
         );
       } catch {
         try {
-          outcomes = await this.inSpan(span, () =>
+          outcomes = await t.within(span, () =>
             this.db.transaction().execute((trx) => this.isolated(trx, batch)),
           );
         } catch (error) {
           this.lastCommitAt = performance.now();
-          span?.fail(error);
-          span?.end();
+          span.fail(error);
+          span.end();
           for (const p of batch) p.reject(error);
           continue;
         }
       }
       this.lastCommitAt = performance.now();
-      span?.end();
+      span.end();
       emit('db.commit', { units: batch.length, seconds: (this.lastCommitAt - started) / 1000 });
       for (const [i, p] of batch.entries()) {
         const outcome = outcomes[i]!;
@@ -226,10 +226,6 @@ export class CommitBatcher implements Committer {
         else p.reject(outcome.error);
       }
     }
-  }
-
-  private inSpan<T>(span: TraceSpan | undefined, fn: () => Promise<T>): Promise<T> {
-    return span ? tracing().within(span, fn) : fn();
   }
 
   private async isolated(trx: Transaction<Database>, batch: Pending[]): Promise<Outcome[]> {

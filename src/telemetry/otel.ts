@@ -34,6 +34,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import {
   allowedAttributes,
+  NOOP_SPAN,
   type SpanKindName,
   type SpanOptions,
   type TraceSpan,
@@ -54,8 +55,6 @@ const KINDS: Record<SpanKindName, SpanKind> = {
   producer: SpanKind.PRODUCER,
   internal: SpanKind.INTERNAL,
 };
-
-const NOOP_SPAN: TraceSpan = { setAttributes() {}, fail() {}, end() {} };
 
 class OtelSpan implements TraceSpan {
   constructor(readonly inner: Span) {}

@@ -1,7 +1,7 @@
-import type { SpanOptions, TraceSpan, Tracing } from './span-api.js';
+import { NOOP_SPAN, type SpanOptions, type TraceSpan, type Tracing } from './span-api.js';
 
 export type { SpanAttributes, SpanKindName, SpanOptions, TraceSpan, Tracing } from './span-api.js';
-export { ALLOWED_SPAN_ATTRIBUTES, allowedAttributes } from './span-api.js';
+export { ALLOWED_SPAN_ATTRIBUTES, allowedAttributes, NOOP_SPAN } from './span-api.js';
 
 /**
  * Tracing as the service's code sees it: a small facade that is a no-op until `startTracing`
@@ -10,12 +10,6 @@ export { ALLOWED_SPAN_ATTRIBUTES, allowedAttributes } from './span-api.js';
  * of OpenTelemetry is imported. The active span follows the work through async calls, as the
  * work context does (`context.ts`).
  */
-
-const NOOP_SPAN: TraceSpan = {
-  setAttributes() {},
-  fail() {},
-  end() {},
-};
 
 const NOOP: Tracing = {
   enabled: false,

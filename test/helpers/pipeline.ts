@@ -7,7 +7,7 @@ import { Rescuer } from '../../src/queue/maintenance/rescuer.js';
 import { Maintenance } from '../../src/queue/maintenance/service.js';
 import type { JobDefinition } from '../../src/queue/types.js';
 import { Worker } from '../../src/queue/worker.js';
-import type { TestService } from './service.js';
+import { bodyFor, getJson, postSubmission, type TestAccount, type TestService } from './service.js';
 
 type Definitions = ReturnType<typeof pipelineDefinitions>;
 
@@ -83,4 +83,23 @@ export async function waitUntil<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Submits the account's example body and waits until it is completed: its result id. */
+export async function completeSubmission(
+  service: TestService,
+  account: TestAccount,
+  timeoutMs = 60_000,
+): Promise<string> {
+  const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+  if (res.status !== 202) throw new Error(`submission answered ${res.status}: ${JSON.stringify(res.json)}`);
+  const submissionId = res.json.submissionId as string;
+  return waitUntil(
+    async () => {
+      const r = await getJson(service, `/v1/submissions/${submissionId}`, { 'x-api-key': account.apiKey });
+      return r.json.status === 'completed' ? (r.json.resultId as string) : undefined;
+    },
+    timeoutMs,
+    'completion',
+  );
 }

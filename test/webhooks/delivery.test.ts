@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../packages/client/src/webhooks.js';
 import { cliFor } from '../helpers/cli.js';
 import { msOf, SkewedClock } from '../helpers/clock.js';
-import { waitUntil } from '../helpers/pipeline.js';
+import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
 import { TestReceiver } from '../helpers/receiver.js';
 import {
   bodyFor,
@@ -102,20 +102,6 @@ async function deliveriesOnce(service: TestService, partnerId: string, status: s
   return d;
 }
 
-async function submitAndComplete(service: TestService, account: TestAccount): Promise<string> {
-  const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
-  expect(res.status).toBe(202);
-  const submissionId = res.json.submissionId as string;
-  return waitUntil(
-    async () => {
-      const r = await getJson(service, `/v1/submissions/${submissionId}`, { 'x-api-key': account.apiKey });
-      return r.json.status === 'completed' ? (r.json.resultId as string) : undefined;
-    },
-    DEADLINE,
-    'completion',
-  );
-}
-
 describe('result.ready delivery', () => {
   const receiver = new TestReceiver();
   let url: string;
@@ -187,7 +173,7 @@ describe('result.ready delivery', () => {
     const secret = set.json!.signingSecret as string;
 
     const before = receiver.deliveries.length;
-    const resultId = await submitAndComplete(service, account);
+    const resultId = await completeSubmission(service, account, DEADLINE);
     const delivery = await waitUntil(async () => receiver.deliveries[before], DEADLINE, 'a delivery');
 
     expect(header(delivery, 'content-type')).toBe('application/json');
@@ -278,7 +264,7 @@ describe('result.ready delivery', () => {
     const secret = set.json!.signingSecret as string;
     receiver.replies = ['reset', 503];
     const before = receiver.deliveries.length;
-    await submitAndComplete(service, account);
+    await completeSubmission(service, account, DEADLINE);
     await retryDue(account, 1);
     await retryDue(account, 2);
     await waitUntil(async () => receiver.deliveries.length >= before + 3, DEADLINE, 'three attempts');
@@ -311,7 +297,7 @@ describe('result.ready delivery', () => {
     cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
     receiver.fallback = 500;
     const before = receiver.deliveries.length;
-    const resultId = await submitAndComplete(service, account);
+    const resultId = await completeSubmission(service, account, DEADLINE);
     await retryDue(account, 1);
     await retryDue(account, 2);
     const failed = await deliveriesOnce(service, account.partnerId, 'failed');
@@ -335,7 +321,7 @@ describe('result.ready delivery', () => {
   it('sends nothing for a partner without a callback, and redeliver says so', async () => {
     const account = await createAccount(service);
     const before = receiver.deliveries.length;
-    const resultId = await submitAndComplete(service, account);
+    const resultId = await completeSubmission(service, account, DEADLINE);
     const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('no callback registered');
@@ -345,7 +331,7 @@ describe('result.ready delivery', () => {
 
   it('gives a result completed before registration its event on redeliver', async () => {
     const account = await createAccount(service);
-    const resultId = await submitAndComplete(service, account);
+    const resultId = await completeSubmission(service, account, DEADLINE);
     const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
     const before = receiver.deliveries.length;
     const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
@@ -363,7 +349,7 @@ describe('result.ready delivery', () => {
     const account = await createAccount(service);
     const first = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]).json!
       .signingSecret as string;
-    const resultId = await submitAndComplete(service, account);
+    const resultId = await completeSubmission(service, account, DEADLINE);
     await deliveriesOnce(service, account.partnerId, 'delivered');
 
     const later = cliFor(service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]);
@@ -510,7 +496,7 @@ describe('redeliver while a retry is scheduled', () => {
     const account = await createAccount(service);
     expect(cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]).code).toBe(0);
     receiver.replies = [503];
-    const resultId = await submitAndComplete(service, account);
+    const resultId = await completeSubmission(service, account, DEADLINE);
     const db = service.store.driver.db;
     const deliveryJobs = () =>
       db.selectFrom('jobs').select(['status', 'attempts']).where('type', '=', 'webhook.deliver').execute();

@@ -7,9 +7,9 @@ import { secretBoxFor } from '../../src/webhooks/index.js';
 import { secretContext } from '../../src/webhooks/secrets.js';
 import { standardSecret } from '../../src/webhooks/signing.js';
 import { cliFor, setCallback } from '../helpers/cli.js';
-import { waitUntil } from '../helpers/pipeline.js';
+import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
 import type { ReceivedDelivery } from '../helpers/receiver.js';
-import { bodyFor, createAccount, getJson, postSubmission, serviceWithReceiver } from '../helpers/service.js';
+import { createAccount, serviceWithReceiver } from '../helpers/service.js';
 
 /**
  * Deliveries are Standard Webhooks too: real deliveries verified by the `standardwebhooks`
@@ -55,21 +55,6 @@ function libraryVerifies(secret: string, d: ReceivedDelivery, body = d.rawBody.t
   }
 }
 
-async function completeOne(partner: { apiKey: string; partnerId: string }): Promise<string> {
-  const res = await postSubmission(ctx.service, bodyFor(partner as never), { apiKey: partner.apiKey });
-  expect(res.status).toBe(202);
-  return waitUntil(
-    async () => {
-      const r = await getJson(ctx.service, `/v1/submissions/${res.json.submissionId as string}`, {
-        'x-api-key': partner.apiKey,
-      });
-      return r.json.status === 'completed' ? (r.json.resultId as string) : undefined;
-    },
-    60_000,
-    'completion',
-  );
-}
-
 async function nextDelivery(action: () => unknown): Promise<ReceivedDelivery> {
   const before = ctx.receiver.deliveries.length;
   await action();
@@ -84,7 +69,7 @@ describe('Standard Webhooks signatures', () => {
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(standardSecret(secret)).toBe(secret);
 
-    const delivery = await nextDelivery(() => completeOne(account));
+    const delivery = await nextDelivery(() => completeSubmission(ctx.service, account));
     expect(header(delivery, 'webhook-id')).toBe(header(delivery, 'x-healthspan-event-id'));
     expect(header(delivery, 'webhook-timestamp')).toBe(header(delivery, 'x-healthspan-timestamp'));
     expect(header(delivery, 'webhook-signature')).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
@@ -104,7 +89,7 @@ describe('Standard Webhooks signatures', () => {
   it('lists both secrets’ signatures while a rotated secret waits to take effect', async () => {
     const account = await createAccount(ctx.service);
     const old = setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
-    const resultId = await completeOne(account);
+    const resultId = await completeSubmission(ctx.service, account);
     await waitUntil(async () => ctx.receiver.deliveries.length > 0, 60_000, 'the first delivery');
     const rotated = cliFor(ctx.service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]).json!
       .signingSecret as string;
@@ -142,7 +127,7 @@ describe('Standard Webhooks signatures', () => {
       ),
     );
 
-    const delivery = await nextDelivery(() => completeOne(account));
+    const delivery = await nextDelivery(() => completeSubmission(ctx.service, account));
     // Receivers verifying X-Healthspan-Signature keep the secret they have.
     expect(verifyWebhook(delivery.rawBody, delivery.headers, legacy)).toMatchObject({ ok: true });
     // Standard Webhooks libraries want standard base64: the same key, spelled so.
