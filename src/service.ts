@@ -7,7 +7,7 @@ import { configSummary } from './config-summary.js';
 import { JOB_TYPES } from './domain/statuses.js';
 import { buildApp, type ServiceRole } from './http/app.js';
 import { DownloadLinks } from './http/download-links.js';
-import type { ReadinessCheck } from './http/routes/support.js';
+import { type ReadinessCheck, readiness } from './http/routes/support.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import { createLogger } from './logger.js';
 import {
@@ -158,7 +158,7 @@ async function startMetrics(
   const { store, clock } = parts;
   const registry = new ServiceMetrics({
     queue: () => store.system.jobs.queueCounts(clock()),
-    ready: async () => (await store.isReady()).ok && parts.readinessChecks.every((c) => c.check().ok),
+    ready: async () => (await readiness(() => store.isReady(), parts.readinessChecks)).ok,
     now: clock,
     jobTypes: [...JOB_TYPES, ERASURE_JOB_TYPE],
     info: { version: VERSION, role: parts.role, store: store.driver.name },

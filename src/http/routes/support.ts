@@ -94,6 +94,19 @@ export interface ReadinessCheck {
   check(): { ok: boolean; reason?: string };
 }
 
+/**
+ * Whether the process is ready (what `/ready` answers, and the `healthspan_ready` gauge): the
+ * database first, then each check; the first failure's reason.
+ */
+export async function readiness(
+  isReady: () => Promise<{ ok: boolean; reason?: string }>,
+  checks: readonly ReadinessCheck[] = [],
+): Promise<{ ok: boolean; reason?: string }> {
+  const ready = await isReady();
+  if (!ready.ok) return ready;
+  return checks.map((c) => c.check()).find((r) => !r.ok) ?? { ok: true };
+}
+
 export async function supportRoutes(
   app: FastifyInstance,
   opts: {
@@ -107,11 +120,8 @@ export async function supportRoutes(
   app.get('/health', async () => ({ status: 'ok', timestamp: opts.clock().toISOString() }));
 
   app.get('/ready', async (request, reply) => {
-    const ready = await opts.isReady();
-    const failed = ready.ok
-      ? (opts.checks ?? []).map((c) => c.check()).find((r) => !r.ok)
-      : { ok: false, reason: ready.reason };
-    if (!failed) {
+    const ready = await readiness(opts.isReady, opts.checks);
+    if (ready.ok) {
       const checks: { database: 'ok'; queue?: 'ok' } = { database: 'ok' };
       for (const c of opts.checks ?? []) checks[c.name] = 'ok';
       return { status: 'ready', checks };
@@ -119,7 +129,7 @@ export async function supportRoutes(
     return sendError(
       request,
       reply,
-      new ApiError(503, 'SERVICE_UNAVAILABLE', `Not ready: ${failed.reason ?? 'unknown'}.`),
+      new ApiError(503, 'SERVICE_UNAVAILABLE', `Not ready: ${ready.reason ?? 'unknown'}.`),
     );
   });
 
