@@ -28,7 +28,9 @@ import { ServiceMetrics } from './telemetry/metrics.js';
 import { type MetricsServer, serveMetrics } from './telemetry/metrics-server.js';
 import { startTracing } from './telemetry/tracing.js';
 import { VERSION } from './version.js';
+import { WebhookAdmin } from './webhooks/admin.js';
 import { registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
+import { TestEvents } from './webhooks/test-events.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -100,6 +102,14 @@ export async function startService(
     authenticator: new Authenticator(store.system.accounts, { clock: () => clock().getTime() }),
     logger,
     links,
+    testEvents: new TestEvents(
+      store.system,
+      new WebhookAdmin(store.system, secretBoxFor(config), {
+        allowInsecure: config.webhookAllowInsecure,
+        scheduleMs: config.webhookRetryScheduleMs,
+        clock,
+      }),
+    ),
     clock,
     role,
     readinessChecks,

@@ -1,10 +1,14 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ApiMode } from '../domain/mode.js';
 import { sha256Hex } from '../hash.js';
 
-/** A recognisable prefix lets secret scanners and people spot a leaked key. */
-export const API_KEY_PREFIX = 'hs_live_';
+/**
+ * A recognisable prefix lets secret scanners and people spot a leaked key, and tells a test key
+ * from a live one at a glance.
+ */
+export const API_KEY_PREFIXES: Readonly<Record<ApiMode, string>> = { live: 'hs_live_', test: 'hs_test_' };
 const SECRET_BYTES = 32;
-const API_KEY_PATTERN = /^hs_live_[A-Za-z0-9_-]{43}$/;
+const API_KEY_PATTERN = /^hs_(live|test)_[A-Za-z0-9_-]{43}$/;
 
 export interface GeneratedKey {
   apiKey: string;
@@ -13,9 +17,15 @@ export interface GeneratedKey {
   displayPrefix: string;
 }
 
-export function generateApiKey(): GeneratedKey {
-  const apiKey = API_KEY_PREFIX + randomBytes(SECRET_BYTES).toString('base64url');
-  return { apiKey, hash: hashApiKey(apiKey), displayPrefix: apiKey.slice(0, API_KEY_PREFIX.length + 6) };
+export function generateApiKey(mode: ApiMode = 'live'): GeneratedKey {
+  const prefix = API_KEY_PREFIXES[mode];
+  const apiKey = prefix + randomBytes(SECRET_BYTES).toString('base64url');
+  return { apiKey, hash: hashApiKey(apiKey), displayPrefix: apiKey.slice(0, prefix.length + 6) };
+}
+
+/** The mode a well-formed key names by its prefix (the database decides what it may do). */
+export function modeOfKey(apiKey: string): ApiMode {
+  return apiKey.startsWith(API_KEY_PREFIXES.test) ? 'test' : 'live';
 }
 
 /**

@@ -1,10 +1,15 @@
+import type { ApiMode } from '../domain/mode.js';
 import type { AccountsRepository, StoredKey } from '../store/repositories/accounts.js';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from './api-keys.js';
 
 export interface Principal {
   keyId: string;
+  /** The credential the key's data belongs to (a sandbox credential in test mode). */
   partnerId: string;
+  /** The `partnerId` a submission body must name: the live credential's id in both modes. */
+  namedPartnerId: string;
   tenantId: string;
+  mode: ApiMode;
 }
 
 export type AuthOutcome =
@@ -73,7 +78,16 @@ export class Authenticator {
     if (key.revokedAt !== null) return { ok: false, reason: 'revoked' };
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return { ok: false, reason: 'expired' };
     if (!key.tenantActive) return { ok: false, reason: 'inactive' };
-    return { ok: true, principal: { keyId: key.keyId, partnerId: key.partnerId, tenantId: key.tenantId } };
+    return {
+      ok: true,
+      principal: {
+        keyId: key.keyId,
+        partnerId: key.partnerId,
+        namedPartnerId: key.namedPartnerId,
+        tenantId: key.tenantId,
+        mode: key.mode,
+      },
+    };
   }
 
   /** Drops every cached key; used when this process itself changes keys or tenants. */

@@ -7,11 +7,12 @@ import { systemClock } from '../clock.js';
 import { ConfigError, loadConfig, parseDurationMs } from '../config.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../domain/audit.js';
 import { isUuid } from '../domain/ids.js';
+import { API_MODES, type ApiMode } from '../domain/mode.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../service.js';
 import { isPostgresUrl, Store, type SystemStore, sqliteFile } from '../store/index.js';
-import { NotFoundError, operatorOrigin } from '../store/repositories/accounts.js';
+import { NoSandboxError, NotFoundError, operatorOrigin } from '../store/repositories/accounts.js';
 import { VERSION } from '../version.js';
 import { WebhookAdmin, WebhookAdminError } from '../webhooks/admin.js';
 import { secretBoxFor } from '../webhooks/index.js';
@@ -77,7 +78,18 @@ async function withStore<T>(
   }
 }
 
-async function createKey(store: SystemStore, partnerId: string, expiresIn: string | undefined) {
+/** `--mode`: which of an account's two data sets a command works on (docs/sandbox.md). */
+const modeOption = (what: string) =>
+  new Option('--mode <mode>', `live, or test for the ${what} of test mode`)
+    .choices(API_MODES)
+    .default('live');
+
+async function createKey(
+  store: SystemStore,
+  partnerId: string,
+  expiresIn: string | undefined,
+  mode: ApiMode = 'live',
+) {
   let expiresAt: Date | null = null;
   if (expiresIn !== undefined) {
     let ms: number;
@@ -89,12 +101,12 @@ async function createKey(store: SystemStore, partnerId: string, expiresIn: strin
     if (ms <= 0) throw new UsageError('--expires-in must be longer than zero');
     expiresAt = new Date(systemClock().getTime() + ms);
   }
-  const key = generateApiKey();
+  const key = generateApiKey(mode);
   const stored = await store.accounts.insertKey(
-    { partnerId, keyHash: key.hash, keyPrefix: key.displayPrefix, expiresAt },
+    { partnerId, keyHash: key.hash, keyPrefix: key.displayPrefix, expiresAt, mode },
     ORIGIN,
   );
-  return { keyId: stored.keyId, apiKey: key.apiKey, expiresAt: stored.expiresAt };
+  return { keyId: stored.keyId, mode, apiKey: key.apiKey, expiresAt: stored.expiresAt };
 }
 
 async function withWebhooks<T>(fn: (admin: WebhookAdmin) => Promise<T>): Promise<T> {
@@ -215,15 +227,16 @@ export function buildCli(): Command {
     .description('Erase everything stored about a subject in an account (as DELETE /v1/subjects/{id} does)')
     .requiredOption('--tenant <tenantId>', 'the account')
     .requiredOption('--subject <partnerSubjectId>', 'the partnerSubjectId its submissions carried')
-    .action(async (opts: { tenant: string; subject: string }) => {
+    .addOption(modeOption('subject'))
+    .action(async (opts: { tenant: string; subject: string; mode: ApiMode }) => {
       const tenantId = requireUuid(opts.tenant, '--tenant');
       if (opts.subject.length < 1 || opts.subject.length > 512) {
         throw new UsageError('--subject must be 1 to 512 characters');
       }
       print(
         await withStore(async (s, store) => {
-          await s.accounts.requireTenant(tenantId);
-          return store.forTenant(tenantId).erasures.request(opts.subject, ORIGIN);
+          const scoped = await s.accounts.tenantForMode(tenantId, opts.mode);
+          return store.forTenant(scoped).erasures.request(opts.subject, ORIGIN);
         }),
       );
     });
@@ -247,24 +260,27 @@ export function buildCli(): Command {
     .option('--since <time>', 'only events at or after this ISO-8601 time')
     .option('--action <action>', `only this action (${AUDIT_ACTIONS.join(', ')})`)
     .option('--limit <n>', 'events to show, 1 to 1000', '100')
-    .action(async (opts: { tenant: string; since?: string; action?: string; limit: string }) => {
-      const tenantId = requireUuid(opts.tenant, '--tenant');
-      const limit = Number(opts.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-        throw new UsageError('--limit must be a whole number from 1 to 1000');
-      }
-      const since = opts.since === undefined ? undefined : new Date(opts.since);
-      if (since && Number.isNaN(since.getTime())) throw new UsageError('--since must be an ISO-8601 time');
-      if (opts.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(opts.action)) {
-        throw new UsageError(`--action must be one of ${AUDIT_ACTIONS.join(', ')}`);
-      }
-      const action = opts.action as AuditAction | undefined;
-      const page = await withStore(async (s) => {
-        await s.accounts.requireTenant(tenantId);
-        return s.audit.list(tenantId, { limit, since, action });
-      });
-      print({ tenantId, events: page.items });
-    });
+    .addOption(modeOption('audit trail'))
+    .action(
+      async (opts: { tenant: string; since?: string; action?: string; limit: string; mode: ApiMode }) => {
+        const tenantId = requireUuid(opts.tenant, '--tenant');
+        const limit = Number(opts.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+          throw new UsageError('--limit must be a whole number from 1 to 1000');
+        }
+        const since = opts.since === undefined ? undefined : new Date(opts.since);
+        if (since && Number.isNaN(since.getTime())) throw new UsageError('--since must be an ISO-8601 time');
+        if (opts.action !== undefined && !(AUDIT_ACTIONS as readonly string[]).includes(opts.action)) {
+          throw new UsageError(`--action must be one of ${AUDIT_ACTIONS.join(', ')}`);
+        }
+        const action = opts.action as AuditAction | undefined;
+        const page = await withStore(async (s) => {
+          const scoped = await s.accounts.tenantForMode(tenantId, opts.mode);
+          return s.audit.list(scoped, { limit, since, action });
+        });
+        print({ tenantId, mode: opts.mode, events: page.items });
+      },
+    );
 
   const partners = program.command('partners').description('Partner credentials');
   partners
@@ -300,9 +316,14 @@ export function buildCli(): Command {
     .description('Issue a key for a partner credential; printed once, stored as a hash')
     .requiredOption('--partner <partnerId>', 'partner credential the key belongs to')
     .option('--expires-in <duration>', 'lifetime such as 90d or 12h (default: no expiry)')
-    .action(async (opts: { partner: string; expiresIn?: string }) => {
+    .addOption(
+      new Option('--mode <mode>', 'live (hs_live_…), or test (hs_test_…: sees test data only)')
+        .choices(API_MODES)
+        .default('live'),
+    )
+    .action(async (opts: { partner: string; expiresIn?: string; mode: ApiMode }) => {
       const partnerId = requireUuid(opts.partner, '--partner');
-      print(await withStore((s) => createKey(s, partnerId, opts.expiresIn)));
+      print(await withStore((s) => createKey(s, partnerId, opts.expiresIn, opts.mode)));
     });
   keys
     .command('revoke <keyId>')
@@ -320,33 +341,48 @@ export function buildCli(): Command {
     .requiredOption('--url <url>')
     .option('--api-key <key>', 'key the receiver expects with each delivery')
     .option('--api-key-header <name>', 'header carrying --api-key (default X-Api-Key)')
-    .action(async (opts: { partner: string; url: string; apiKey?: string; apiKeyHeader?: string }) => {
-      const partnerId = requireUuid(opts.partner, '--partner');
-      print(
-        await withWebhooks((admin) =>
-          admin.set(partnerId, opts.url, { apiKey: opts.apiKey, apiKeyHeader: opts.apiKeyHeader }),
-        ),
-      );
-    });
+    .addOption(modeOption('separate callback'))
+    .action(
+      async (opts: {
+        partner: string;
+        url: string;
+        apiKey?: string;
+        apiKeyHeader?: string;
+        mode: ApiMode;
+      }) => {
+        const partnerId = requireUuid(opts.partner, '--partner');
+        print(
+          await withWebhooks((admin) =>
+            admin.set(partnerId, opts.url, {
+              apiKey: opts.apiKey,
+              apiKeyHeader: opts.apiKeyHeader,
+              mode: opts.mode,
+            }),
+          ),
+        );
+      },
+    );
   webhooks
     .command('show')
     .description(
       "A partner credential's callback: URL, receiver key header, signing secrets' ids and activation (never a secret)",
     )
     .requiredOption('--partner <partnerId>')
-    .action(async (opts: { partner: string }) => {
+    .addOption(modeOption('callback'))
+    .action(async (opts: { partner: string; mode: ApiMode }) => {
       const partnerId = requireUuid(opts.partner, '--partner');
-      print(await withWebhooks((admin) => admin.show(partnerId)));
+      print(await withWebhooks((admin) => admin.show(partnerId, opts.mode)));
     });
   webhooks
     .command('rotate-secret')
     .description('Make a new signing secret that takes effect after --activate-in (default 24h)')
     .requiredOption('--partner <partnerId>')
     .option('--activate-in <duration>', 'for example 0s, 30m, 24h, 7d', '24h')
-    .action(async (opts: { partner: string; activateIn: string }) => {
+    .addOption(modeOption('callback'))
+    .action(async (opts: { partner: string; activateIn: string; mode: ApiMode }) => {
       const partnerId = requireUuid(opts.partner, '--partner');
       const ms = durationOption(opts.activateIn, '--activate-in');
-      print(await withWebhooks((admin) => admin.rotateSecret(partnerId, ms)));
+      print(await withWebhooks((admin) => admin.rotateSecret(partnerId, ms, opts.mode)));
     });
   webhooks
     .command('redeliver')
@@ -361,13 +397,14 @@ export function buildCli(): Command {
     .description('Recent events of a partner credential with every delivery attempt')
     .requiredOption('--partner <partnerId>')
     .option('--limit <n>', 'events to show, newest first', '50')
-    .action(async (opts: { partner: string; limit: string }) => {
+    .addOption(modeOption('callback'))
+    .action(async (opts: { partner: string; limit: string; mode: ApiMode }) => {
       const partnerId = requireUuid(opts.partner, '--partner');
       const limit = Number(opts.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
         throw new UsageError('--limit must be a whole number from 1 to 1000');
       }
-      print(await withWebhooks((admin) => admin.deliveries(partnerId, limit)));
+      print(await withWebhooks((admin) => admin.deliveries(partnerId, limit, opts.mode)));
     });
 
   program
@@ -409,6 +446,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const message =
       error instanceof UsageError ||
       error instanceof NotFoundError ||
+      error instanceof NoSandboxError ||
       error instanceof ConfigError ||
       error instanceof WebhookAdminError
         ? error.message

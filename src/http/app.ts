@@ -24,6 +24,7 @@ import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
 import { submissionRoutes } from './routes/submissions.js';
 import { type ReadinessCheck, supportRoutes } from './routes/support.js';
+import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -59,6 +60,8 @@ export interface AppDeps {
   isReady: () => Promise<{ ok: boolean; reason?: string }>;
   authenticator: Authenticator;
   links: DownloadLinks;
+  /** `POST /v1/test/events` (test keys): sends within the account it is handed. */
+  testEvents: TestEventSender;
   logger: Logger;
   clock: Clock;
   /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
@@ -232,5 +235,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(artifactRoutes, { tenants: deps.tenants, links: deps.links, clock: deps.clock });
   await app.register(erasureRoutes);
   await app.register(auditRoutes);
+  await app.register(testEventRoutes, { sender: deps.testEvents });
   return app;
 }

@@ -59,6 +59,11 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
     meaning: 'the download link is malformed, altered or expired',
     message: 'This download link is invalid or has expired; read the result again for a fresh link.',
   },
+  TEST_MODE_ONLY: {
+    status: 403,
+    meaning: 'a test-mode operation called with a live key',
+    message: 'This endpoint takes test keys (hs_test_…) only; live data never receives test events.',
+  },
   NOT_FOUND: {
     status: 404,
     meaning: 'unknown or malformed id, or an id of another account',
@@ -85,6 +90,17 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
     meaning: 'the Idempotency-Key was already used with a different body',
     message:
       'This Idempotency-Key was already used with a different body. Use a new key for a new submission.',
+  },
+  RESULT_NOT_READY: {
+    status: 409,
+    meaning: 'the result is not completed yet, or (no resultId given) no test result has completed',
+    message: 'This result is not completed yet; send the event once it is.',
+  },
+  WEBHOOK_NOT_CONFIGURED: {
+    status: 409,
+    meaning: 'no callback URL is registered for this mode',
+    message:
+      'No callback URL is registered for test mode. Ask the operator to run "healthspan webhooks set --mode test".',
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,

@@ -9,6 +9,7 @@ import { probePaths } from './routes/probe.js';
 import { resultPaths } from './routes/results.js';
 import { submissionPaths } from './routes/submissions.js';
 import { supportPaths } from './routes/support.js';
+import { testEventPaths } from './routes/test-events.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -51,6 +52,11 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       { name: 'Support', description: 'Unauthenticated liveness, readiness and this description' },
       { name: 'Partner', description: 'Authenticated partner operations' },
       { name: 'Callbacks', description: 'Requests the service sends to you' },
+      {
+        name: 'Test mode',
+        description:
+          'Operations for test keys (hs_test_…): test data is kept apart from live data (docs/sandbox.md)',
+      },
     ],
     security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }],
     components: {
@@ -68,6 +74,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...artifactPaths,
       ...erasurePaths,
       ...auditPaths,
+      ...testEventPaths,
     },
   };
   cachedJson = createDocument(spec, { override: dropRedundantPatterns });

@@ -2,13 +2,14 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { modeOfKey } from '../auth/api-keys.js';
 import type { Config } from '../config.js';
 import { sha256Hex } from '../hash.js';
 import { presentedKey } from './auth.js';
 import { ApiError } from './errors.js';
 
 /**
- * Per-API-key limits with the IETF draft headers (RateLimit-Limit / -Remaining / -Reset and
+ * Per-API-key limits (so a test key's traffic never uses a live key's allowance) with the IETF draft headers (RateLimit-Limit / -Remaining / -Reset and
  * Retry-After). Requests without a key are limited per client address. With `REDIS_URL` the
  * counters live in Redis and are shared by every API process; without it, each process counts
  * its own. Should Redis stop answering, requests pass unlimited (and a warning is logged)
@@ -34,7 +35,8 @@ export async function installRateLimit(
       request.method === 'OPTIONS' || !(request.routeOptions.url ?? '').startsWith('/v1/'),
     keyGenerator: (request) => {
       const key = presentedKey(request);
-      return key ? `k:${sha256Hex(key)}` : `ip:${request.ip}`;
+      // The mode in the counter's name: test traffic is counted apart from live, by key.
+      return key ? `k:${modeOfKey(key)}:${sha256Hex(key)}` : `ip:${request.ip}`;
     },
     // Key-less requests (signed-link downloads) are counted per address, and told so.
     errorResponseBuilder: (request, context) =>

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { modeOfKey } from '../auth/api-keys.js';
 import { emit, observed } from '../telemetry/events.js';
+import { presentedKey } from './auth.js';
 
 const SUBMISSIONS_ROUTE = '/v1/submissions';
 
@@ -13,12 +15,14 @@ export function requestTelemetry(request: FastifyRequest, reply: FastifyReply): 
   if (observed('http.request')) {
     emit('http.request', { method: request.method, route, status, seconds: reply.elapsedTime / 1000 });
   }
-  if (route === SUBMISSIONS_ROUTE && request.method === 'POST') {
+  if (route === SUBMISSIONS_ROUTE && request.method === 'POST' && observed('submission.answered')) {
+    // A refused key still counts in the mode its prefix claims.
+    const mode = request.principal?.mode ?? modeOfKey(presentedKey(request) ?? '');
     emit(
       'submission.answered',
       status === 202
-        ? { outcome: request.submissionLog?.replayed ? 'replayed' : 'accepted', code: '' }
-        : { outcome: 'rejected', code: request.errorCode ?? `HTTP_${status}` },
+        ? { outcome: request.submissionLog?.replayed ? 'replayed' : 'accepted', code: '', mode }
+        : { outcome: 'rejected', code: request.errorCode ?? `HTTP_${status}`, mode },
     );
   }
   const span = request.traceSpan;

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
+import { SIMULATIONS, simulationOf } from '../domain/mode.js';
 import { scoreSubmission } from '../domain/model/index.js';
 import type { ModelResult } from '../domain/model/types.js';
 import {
@@ -12,7 +13,7 @@ import {
 import { readJsonText } from '../json/read-json.js';
 import type { JobKinds } from '../queue/kinds.js';
 import type { ClaimedJob, CompletionContext, JobDefinition, NewJob } from '../queue/types.js';
-import { PermanentJobError } from '../queue/types.js';
+import { ExpectedJobError, PermanentJobError } from '../queue/types.js';
 import type { Database } from '../store/database.js';
 import type { SystemStore } from '../store/index.js';
 import { emit } from '../telemetry/events.js';
@@ -42,6 +43,16 @@ export type PipelineKind = (typeof PIPELINE_KINDS)[number];
 
 /** A stored submission that fails the checks it passed at ingest: `rejected`, not `failed`. */
 class RejectedSubmission extends PermanentJobError {}
+
+/** `simulate:processing_failure` (test mode): every scoring attempt fails, so it is retried. */
+class SimulatedFailure extends ExpectedJobError {
+  constructor() {
+    super(
+      `Processing failed on purpose: test submissions whose partnerSubmissionId starts with "${SIMULATIONS.processingFailure}" always fail.`,
+      'simulated_failure',
+    );
+  }
+}
 
 function requireSubmissionId(job: ClaimedJob): string {
   if (!job.submissionId) throw new PermanentJobError('This step has no submission to work on.');
@@ -159,7 +170,7 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
       if (!read.ok) throw new RejectedSubmission('The stored submission is not valid JSON.');
       const parsed = parseSubmission(read.value, { now: new Date(stored.receivedAt) });
       if (!parsed.ok) throw new RejectedSubmission('The submission no longer matches the submission schema.');
-      if (parsed.value.partnerId.toLowerCase() !== stored.partnerId) {
+      if (parsed.value.partnerId.toLowerCase() !== stored.namedPartnerId) {
         throw new RejectedSubmission('The submission names a different partner than the key that sent it.');
       }
       const panel = checkPanel(parsed.value);
@@ -187,6 +198,9 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
       const id = requireSubmissionId(job);
       const stored = await subs.load(db, id);
       if (!stored) throw new PermanentJobError('The submission to score no longer exists.');
+      if (simulationOf(stored.mode, stored.partnerSubmissionId) === 'processingFailure') {
+        throw new SimulatedFailure();
+      }
       const sub = JSON.parse(stored.normalisedBody) as NormalisedSubmission;
       // Evaluated at the time of receipt, so a re-run gives the same numbers.
       const bundle: ModelResult = scoreSubmission(sub, { now: new Date(stored.receivedAt) });
@@ -207,7 +221,8 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
     },
     onFailed: async (trx, job, _summary, error) => failSubmission(trx, job, error),
     afterFailed,
-    summarize: () => 'Scoring failed because of an internal error.',
+    summarize: (error) =>
+      error instanceof SimulatedFailure ? error.message : 'Scoring failed because of an internal error.',
   };
 
   const renderReports: JobDefinition = {

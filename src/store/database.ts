@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { ApiMode } from '../domain/mode.js';
 
 /**
  * Row types as the drivers return them. Timestamps are ISO-8601 text on SQLite and
@@ -17,6 +18,10 @@ export interface TenantTable {
   active: Bool;
   /** Null: RETENTION_DAYS applies; 0: kept until erased (`0009_lifecycle`). */
   retention_days: ColumnType<number | null, number | null | undefined, number | null>;
+  /** `live`, or `test` for an account's sandbox (`0011_sandbox`). */
+  mode: ColumnType<ApiMode, ApiMode | undefined, ApiMode>;
+  /** A sandbox's live account; null for a live account. */
+  live_tenant_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -25,6 +30,8 @@ export interface PartnerTable {
   id: string;
   tenant_id: string;
   name: string;
+  /** A sandbox credential's live credential; null for a live one. */
+  live_partner_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

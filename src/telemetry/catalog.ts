@@ -20,14 +20,14 @@ export const METRIC_CATALOG = {
   submissions: {
     name: 'healthspan_submissions_total',
     type: 'counter',
-    labels: ['outcome', 'code'],
-    help: 'Submissions at the door: accepted (202), replayed (same Idempotency-Key) or rejected (with the error code).',
+    labels: ['mode', 'outcome', 'code'],
+    help: 'Submissions at the door by key mode (live, test): accepted (202), replayed (same Idempotency-Key) or rejected (with the error code).',
   },
   jobs: {
     name: 'healthspan_jobs',
     type: 'gauge',
-    labels: ['type', 'state'],
-    help: 'Jobs in the queue by type and state (pending, running, retrying, failed), read once per scrape.',
+    labels: ['mode', 'type', 'state'],
+    help: 'Jobs in the queue by mode (live, test), type and state (pending, running, retrying, failed), read once per scrape.',
   },
   jobQueueAge: {
     name: 'healthspan_job_queue_age_seconds',
@@ -62,8 +62,8 @@ export const METRIC_CATALOG = {
   webhookAttempts: {
     name: 'healthspan_webhook_attempts_total',
     type: 'counter',
-    labels: ['outcome'],
-    help: 'Callback attempts by outcome: delivered, or why not (http_status, timeout, dns, connection_refused, ...).',
+    labels: ['mode', 'outcome'],
+    help: 'Callback attempts by mode (live, test) and outcome: delivered, or why not (http_status, timeout, dns, connection_refused, ...).',
   },
   webhookAttemptDuration: {
     name: 'healthspan_webhook_attempt_duration_seconds',

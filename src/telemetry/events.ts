@@ -1,4 +1,5 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
+import type { ApiMode } from '../domain/mode.js';
 
 /**
  * What the service reports about its own work, as events on Node's diagnostics channels
@@ -11,7 +12,7 @@ export interface TelemetryEvents {
   /** An HTTP answer sent. `route` is the route template, `unmatched` when none matched. */
   'http.request': { method: string; route: string; status: number; seconds: number };
   /** A submission request answered: accepted, replayed, or rejected with the error code. */
-  'submission.answered': { outcome: 'accepted' | 'replayed' | 'rejected'; code: string };
+  'submission.answered': { outcome: 'accepted' | 'replayed' | 'rejected'; code: string; mode: ApiMode };
   /** One job attempt ended. `released` is an attempt handed back at shutdown or on a lost lease. */
   'job.attempt': { type: string; outcome: 'completed' | 'retried' | 'failed' | 'released'; seconds: number };
   /** Jobs whose lease ran out, handed back to the queue by the rescuer. */
@@ -24,7 +25,12 @@ export interface TelemetryEvents {
     slaDeadlineMs: number | null;
   };
   /** One callback attempt; `deliveredAfterSeconds` (event created → 2xx) only when delivered. */
-  'webhook.attempt': { outcome: string; seconds: number; deliveredAfterSeconds: number | null };
+  'webhook.attempt': {
+    outcome: string;
+    mode: ApiMode;
+    seconds: number;
+    deliveredAfterSeconds: number | null;
+  };
   /** One group-commit transaction. */
   'db.commit': { units: number; seconds: number };
   /** One report rendered (on whichever thread rendered it). */

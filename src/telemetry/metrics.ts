@@ -1,9 +1,12 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { API_MODES, type ApiMode } from '../domain/mode.js';
 import { GAUGED_JOB_STATES, METRIC_CATALOG, type MetricKey } from './catalog.js';
 import { observe } from './events.js';
 
 /** One count of the queue: jobs of one type in one state, and the oldest due one's time. */
 export interface QueueCount {
+  /** The mode of the job's account: sandbox work shares the queue but is counted apart. */
+  mode: ApiMode;
   type: string;
   state: string;
   count: number;
@@ -132,7 +135,7 @@ export class ServiceMetrics {
         child.count.inc();
         child.time.observe(e.seconds);
       },
-      'submission.answered': (e) => submissions.inc({ outcome: e.outcome, code: e.code }),
+      'submission.answered': (e) => submissions.inc({ mode: e.mode, outcome: e.outcome, code: e.code }),
       'job.attempt': (e) => jobDuration.observe({ type: e.type, outcome: e.outcome }, e.seconds),
       'job.rescued': (e) => rescues.inc(e.count),
       'submission.finished': (e) => {
@@ -140,7 +143,7 @@ export class ServiceMetrics {
         if (e.status === 'completed') pipelineLatency.observe((e.finishedAtMs - e.receivedAtMs) / 1000);
       },
       'webhook.attempt': (e) => {
-        attempts.inc({ outcome: e.outcome });
+        attempts.inc({ mode: e.mode, outcome: e.outcome });
         attemptDuration.observe(e.seconds);
         if (e.deliveredAfterSeconds !== null) deliveryLatency.observe(e.deliveredAfterSeconds);
       },
@@ -194,8 +197,9 @@ export class ServiceMetrics {
         const counts = await self.queueCounts().catch(() => undefined);
         if (!counts) return;
         for (const c of counts) known.add(c.type);
-        for (const type of known) for (const state of GAUGED_JOB_STATES) this.set({ type, state }, 0);
-        for (const c of counts) this.set({ type: c.type, state: c.state }, c.count);
+        for (const mode of API_MODES)
+          for (const type of known) for (const state of GAUGED_JOB_STATES) this.set({ mode, type, state }, 0);
+        for (const c of counts) this.set({ mode: c.mode, type: c.type, state: c.state }, c.count);
       },
     });
     new Gauge({

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Clock, systemClock } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit.js';
+import type { ApiMode } from '../domain/mode.js';
 import type { SecretBox } from '../secret-box.js';
 import type { SystemStore } from '../store/index.js';
 import type { Executor } from '../store/prepared.js';
@@ -54,10 +55,11 @@ export class WebhookAdmin {
   async set(
     partnerId: string,
     url: string,
-    opts: { apiKey?: string | undefined; apiKeyHeader?: string | undefined },
-  ): Promise<{ partnerId: string; url: string; signingSecret: string }> {
+    opts: { apiKey?: string | undefined; apiKeyHeader?: string | undefined; mode?: ApiMode },
+  ): Promise<{ partnerId: string; mode: ApiMode; url: string; signingSecret: string }> {
     const now = this.now();
-    const partner = await this.store.accounts.requirePartner(partnerId);
+    const mode = opts.mode ?? 'live';
+    const live = await this.store.accounts.requirePartner(partnerId);
     const checked = checkCallbackUrl(url, { allowInsecure: this.o.allowInsecure });
     if (!checked.ok) throw new WebhookAdminError(this.withInsecureHint(checked.reason));
     const resolved = await resolveAllowed(checked.url.hostname, {
@@ -76,58 +78,59 @@ export class WebhookAdmin {
       throw new WebhookAdminError('--api-key must be 1 to 1024 printable characters without spaces');
     }
     const href = checked.url.href;
+    // A test endpoint belongs to the credential's sandbox, made on first use.
+    const partner =
+      mode === 'test' ? await this.store.accounts.sandboxPartner(partnerId, { create: true }) : live;
+    const id = partner.partnerId;
     return this.store.batcher.submit(async (trx) => {
       await this.store.webhooks.upsertEndpoint(
         trx,
         {
-          partnerId,
+          partnerId: id,
           tenantId: partner.tenantId,
           url: href,
-          apiKeySealed:
-            opts.apiKey === undefined ? null : this.box.seal(opts.apiKey, apiKeyContext(partnerId)),
+          apiKeySealed: opts.apiKey === undefined ? null : this.box.seal(opts.apiKey, apiKeyContext(id)),
           apiKeyHeader: opts.apiKey === undefined ? null : (opts.apiKeyHeader ?? null),
         },
         now,
       );
-      await this.audit(trx, partner.tenantId, 'webhook.endpoint_set', partnerId, now);
+      await this.audit(trx, partner.tenantId, 'webhook.endpoint_set', id, now);
       // Changing the URL keeps the secret the receiver already has; a first registration makes one.
-      let secret = activeSecret(this.box, partnerId, await this.store.webhooks.secrets(trx, partnerId), now);
+      let secret = activeSecret(this.box, id, await this.store.webhooks.secrets(trx, id), now);
       if (!secret) {
         secret = generateSigningSecret();
-        await this.store.webhooks.addSecret(
-          trx,
-          partnerId,
-          this.box.seal(secret, secretContext(partnerId)),
-          now,
-          now,
-        );
+        await this.store.webhooks.addSecret(trx, id, this.box.seal(secret, secretContext(id)), now, now);
       }
-      return { partnerId, url: href, signingSecret: secret };
+      return { partnerId, mode, url: href, signingSecret: secret };
     });
   }
 
   async rotateSecret(
     partnerId: string,
     activateInMs: number,
-  ): Promise<{ partnerId: string; signingSecret: string; activatesAt: string }> {
+    mode: ApiMode = 'live',
+  ): Promise<{ partnerId: string; mode: ApiMode; signingSecret: string; activatesAt: string }> {
     const now = this.now();
-    const partner = await this.store.accounts.requirePartner(partnerId);
-    if (!(await this.store.webhooks.endpoint(this.store.db, partnerId))) {
-      throw new WebhookAdminError(`partner ${partnerId} has no callback registered; use webhooks set first`);
+    const partner = await this.store.accounts.partnerForMode(partnerId, mode);
+    const id = partner.partnerId;
+    if (!(await this.store.webhooks.endpoint(this.store.db, id))) {
+      throw new WebhookAdminError(
+        `partner ${partnerId} has no ${mode} callback registered; use webhooks set${mode === 'test' ? ' --mode test' : ''} first`,
+      );
     }
     const secret = generateSigningSecret();
     const activatesAt = new Date(now.getTime() + activateInMs);
     await this.store.batcher.submit(async (trx) => {
       await this.store.webhooks.addSecret(
         trx,
-        partnerId,
-        this.box.seal(secret, secretContext(partnerId)),
+        id,
+        this.box.seal(secret, secretContext(id)),
         activatesAt,
         now,
       );
-      await this.audit(trx, partner.tenantId, 'webhook.secret_rotated', partnerId, now);
+      await this.audit(trx, partner.tenantId, 'webhook.secret_rotated', id, now);
     });
-    return { partnerId, signingSecret: secret, activatesAt: activatesAt.toISOString() };
+    return { partnerId, mode, signingSecret: secret, activatesAt: activatesAt.toISOString() };
   }
 
   /**
@@ -137,17 +140,35 @@ export class WebhookAdmin {
    * its partner registered a callback gets its event now.
    */
   async redeliver(resultId: string): Promise<{ resultId: string; eventId: string }> {
+    const sent = await this.resend(resultId);
+    if (sent.ok) return { resultId, eventId: sent.eventId };
+    if (sent.reason === 'not_found') throw new NotFoundError('result', resultId);
+    throw new WebhookAdminError(
+      sent.reason === 'not_ready'
+        ? `result ${resultId} is not ready yet`
+        : `the partner of result ${resultId} has no callback registered`,
+    );
+  }
+
+  /**
+   * `redeliver` for a caller that may only reach one account's results (`tenantId`; the test
+   * events route), audited as `origin` (the operator's unless given).
+   */
+  async resend(
+    resultId: string,
+    scope: { tenantId?: string; origin?: AuditOrigin } = {},
+  ): Promise<
+    { ok: true; eventId: string } | { ok: false; reason: 'not_found' | 'not_ready' | 'no_endpoint' }
+  > {
     const now = this.now();
     const db = this.store.db;
-    const row = await this.store.webhooks.resultSource(db, resultId);
-    if (!row) throw new NotFoundError('result', resultId);
-    if (row.status !== 'completed') throw new WebhookAdminError(`result ${resultId} is not ready yet`);
+    const row = await this.store.webhooks.resultSource(db, resultId, scope.tenantId);
+    if (!row) return { ok: false, reason: 'not_found' };
+    if (row.status !== 'completed') return { ok: false, reason: 'not_ready' };
     const endpoint = await this.store.webhooks.endpoint(db, row.partnerId);
-    if (!endpoint) {
-      throw new WebhookAdminError(`the partner of result ${resultId} has no callback registered`);
-    }
+    if (!endpoint) return { ok: false, reason: 'no_endpoint' };
     const audit = (trx: Executor, eventId: string) =>
-      this.audit(trx, endpoint.tenantId, 'webhook.redelivered', eventId, now);
+      this.audit(trx, endpoint.tenantId, 'webhook.redelivered', eventId, now, scope.origin);
     const policy = { scheduleMs: this.o.scheduleMs };
     const ids = { correlationId: row.correlationId, requestId: row.requestId };
     const eventId = await this.store.batcher.submit(async (trx) => {
@@ -183,7 +204,7 @@ export class WebhookAdmin {
       return existing.id;
     });
     this.store.notifier.notify();
-    return { resultId, eventId };
+    return { ok: true, eventId };
   }
 
   /** The operator's change, in the transaction that makes it. */
@@ -193,9 +214,10 @@ export class WebhookAdmin {
     action: 'webhook.endpoint_set' | 'webhook.secret_rotated' | 'webhook.redelivered',
     resourceId: string,
     now: Date,
+    origin: AuditOrigin = this.origin,
   ): Promise<void> {
     const resourceType = action === 'webhook.redelivered' ? 'webhook_event' : 'webhook_endpoint';
-    return this.store.audit.record(trx, tenantId, { action, resourceType, resourceId }, this.origin, now);
+    return this.store.audit.record(trx, tenantId, { action, resourceType, resourceId }, origin, now);
   }
 
   private now(): Date {
@@ -209,17 +231,18 @@ export class WebhookAdmin {
   }
 
   /** The partner's callback as the operator sees it: never the signing secrets or receiver key. */
-  async show(partnerId: string) {
+  async show(partnerId: string, mode: ApiMode = 'live') {
     const now = this.now();
-    await this.store.accounts.requirePartner(partnerId);
+    const id = (await this.store.accounts.partnerForMode(partnerId, mode)).partnerId;
     const db = this.store.db;
-    const endpoint = await this.store.webhooks.endpoint(db, partnerId);
-    const secrets = await this.store.webhooks.secrets(db, partnerId);
+    const endpoint = await this.store.webhooks.endpoint(db, id);
+    const secrets = await this.store.webhooks.secrets(db, id);
     // Active: the one secret deliveries are signed with now (not one rotated out, nor one
     // waiting for its activation time).
     const inEffect = secretInEffect(secrets, now);
     return {
       partnerId,
+      mode,
       url: endpoint?.url ?? null,
       receiverKey: endpoint?.apiKeySealed ? { header: endpoint.apiKeyHeader ?? 'X-Api-Key' } : null,
       signingSecrets: secrets.map((s) => ({
@@ -230,11 +253,12 @@ export class WebhookAdmin {
     };
   }
 
-  async deliveries(partnerId: string, limit: number) {
-    await this.store.accounts.requirePartner(partnerId);
-    const events = await this.store.webhooks.deliveries(partnerId, limit);
+  async deliveries(partnerId: string, limit: number, mode: ApiMode = 'live') {
+    const id = (await this.store.accounts.partnerForMode(partnerId, mode)).partnerId;
+    const events = await this.store.webhooks.deliveries(id, limit);
     return {
       partnerId,
+      mode,
       deliveries: events.map((e) => ({
         eventId: e.id,
         resultId: e.resultId,

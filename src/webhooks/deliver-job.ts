@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { addToContext } from '../context.js';
+import { type ApiMode, SIMULATIONS, simulationOf } from '../domain/mode.js';
 import type { JobKinds } from '../queue/kinds.js';
 import type { ClaimedJob, JobDefinition } from '../queue/types.js';
 import { ExpectedJobError, PermanentJobError } from '../queue/types.js';
@@ -12,7 +13,7 @@ import type { Resolver } from './guard.js';
 import { DELIVER_KIND } from './outbox.js';
 import { apiKeyContext, signingSecrets } from './secrets.js';
 import { type AttemptOutcome, sendOnce } from './sender.js';
-import { signedHeaders } from './signing.js';
+import { HEADER_MODE, signedHeaders } from './signing.js';
 
 export interface DeliveryConfig {
   /** Delay before each attempt, first attempt first (`WEBHOOK_RETRY_SCHEDULE`). */
@@ -41,9 +42,27 @@ class DeliveryFailed extends ExpectedJobError {
   }
 }
 
-function submissionOf(eventBody: string): string | null {
-  const id = (JSON.parse(eventBody) as { submissionId?: unknown }).submissionId;
-  return typeof id === 'string' ? id : null;
+function eventFields(eventBody: string): { submissionId: string | null; partnerSubmissionId: string | null } {
+  const body = JSON.parse(eventBody) as { submissionId?: unknown; partnerSubmissionId?: unknown };
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return { submissionId: text(body.submissionId), partnerSubmissionId: text(body.partnerSubmissionId) };
+}
+
+/** How many attempts `simulate:webhook_failure` treats as unanswered (domain/mode.ts). */
+const SIMULATED_UNANSWERED_ATTEMPTS = 2;
+
+/**
+ * The attempt as `simulate:webhook_failure` has it: sent as usual (the receiver sees it, and
+ * can practise deduplicating on the event id), its answer disregarded as if none came in time.
+ */
+function simulatedTimeout(sent: AttemptOutcome): AttemptOutcome {
+  return {
+    ...sent,
+    ok: false,
+    statusCode: null,
+    errorClass: 'timeout',
+    reason: `No answer in time (simulated: the test submission's partnerSubmissionId starts with "${SIMULATIONS.webhookFailure}").`,
+  };
 }
 
 function eventIdOf(job: ClaimedJob): string {
@@ -63,10 +82,17 @@ export function registerWebhookJobs(kinds: JobKinds, deps: DeliveryDeps): JobKin
 }
 
 /** The attempt's outcome for the metrics and its span. */
-function attemptTelemetry(outcome: AttemptOutcome, eventCreatedAt: string, now: Date, span: TraceSpan): void {
+function attemptTelemetry(
+  outcome: AttemptOutcome,
+  mode: ApiMode,
+  eventCreatedAt: string,
+  now: Date,
+  span: TraceSpan,
+): void {
   const word = outcome.ok ? 'delivered' : (outcome.errorClass ?? 'http_status');
   emit('webhook.attempt', {
     outcome: word,
+    mode,
     seconds: outcome.latencyMs / 1000,
     deliveredAfterSeconds: outcome.ok ? Math.max(0, now.getTime() - Date.parse(eventCreatedAt)) / 1000 : null,
   });
@@ -91,7 +117,8 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
       if (!event) throw new PermanentJobError('The event to deliver no longer exists.');
       // Delivery jobs are not attached to a submission (decisions.md); the event names it, and
       // the attempt's lines carry it like the rest of that submission's.
-      addToContext({ submissionId: submissionOf(event.body) ?? undefined });
+      const fields = eventFields(event.body);
+      addToContext({ submissionId: fields.submissionId ?? undefined });
       const endpoint = await store.webhooks.endpoint(db, event.partnerId);
       if (!endpoint) throw new PermanentJobError('No callback URL is registered for this partner any more.');
       const now = clock();
@@ -112,6 +139,10 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
         timestamp: Math.floor(now.getTime() / 1000),
         rawBody: body,
       });
+      if (endpoint.mode === 'test') headers[HEADER_MODE] = 'test';
+      const unanswered =
+        simulationOf(endpoint.mode, fields.partnerSubmissionId) === 'webhookFailure' &&
+        job.attempt <= SIMULATED_UNANSWERED_ATTEMPTS;
       if (endpoint.apiKeySealed) {
         headers[endpoint.apiKeyHeader ?? 'X-Api-Key'] = box.open(
           endpoint.apiKeySealed,
@@ -122,12 +153,13 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
         // The receiver can continue this submission's trace (W3C Trace Context).
         const traceparent = tracing().traceparent();
         if (traceparent) headers.traceparent = traceparent;
-        const sent = await sendOnce(endpoint.url, headers, body, {
+        const answered = await sendOnce(endpoint.url, headers, body, {
           timeoutMs: config.timeoutMs,
           allowInsecure: config.allowInsecure,
           ...(deps.resolve ? { resolve: deps.resolve } : {}),
         });
-        attemptTelemetry(sent, event.createdAt, clock(), span);
+        const sent = unanswered ? simulatedTimeout(answered) : answered;
+        attemptTelemetry(sent, endpoint.mode, event.createdAt, clock(), span);
         return sent;
       });
       const attempt = {

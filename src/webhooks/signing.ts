@@ -23,6 +23,8 @@ export const HEADER_DELIVERY_ID = 'X-Healthspan-Delivery-Id';
 export const HEADER_EVENT_ID = 'X-Healthspan-Event-Id';
 export const HEADER_TIMESTAMP = 'X-Healthspan-Timestamp';
 export const HEADER_SIGNATURE = 'X-Healthspan-Signature';
+/** On test-mode deliveries only (docs/sandbox.md). */
+export const HEADER_MODE = 'X-Healthspan-Mode';
 /** Standard Webhooks' headers (https://www.standardwebhooks.com). */
 export const HEADER_WEBHOOK_ID = 'webhook-id';
 export const HEADER_WEBHOOK_TIMESTAMP = 'webhook-timestamp';

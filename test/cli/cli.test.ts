@@ -63,7 +63,7 @@ describe('healthspan CLI', () => {
       '90d',
     );
     expect(key.code).toBe(0);
-    expect(Object.keys(key.json!).sort()).toEqual(['apiKey', 'expiresAt', 'keyId']);
+    expect(Object.keys(key.json!).sort()).toEqual(['apiKey', 'expiresAt', 'keyId', 'mode']);
     expect(String(key.json!.apiKey)).toMatch(/^hs_live_[A-Za-z0-9_-]{43}$/);
     const days = (Date.parse(String(key.json!.expiresAt)) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(89.9);

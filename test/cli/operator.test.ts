@@ -169,6 +169,7 @@ describe('an operator with a store', () => {
       keys: [
         {
           keyId,
+          mode: 'live',
           prefix: apiKey!.slice(0, (keys.json!.keys as Array<{ prefix: string }>)[0]!.prefix.length),
           createdAt: expect.any(String),
           expiresAt: null,
@@ -176,6 +177,7 @@ describe('an operator with a store', () => {
         },
         {
           keyId: second.json?.keyId,
+          mode: 'live',
           prefix: expect.stringMatching(/^hs_live_/),
           createdAt: expect.any(String),
           expiresAt: second.json?.expiresAt,
@@ -188,6 +190,7 @@ describe('an operator with a store', () => {
 
     expect(cli('webhooks', 'show', '--partner', partnerId!).json).toEqual({
       partnerId,
+      mode: 'live',
       url: null,
       receiverKey: null,
       signingSecrets: [],
@@ -206,6 +209,7 @@ describe('an operator with a store', () => {
     const shown = cli('webhooks', 'show', '--partner', partnerId!);
     expect(shown.json).toEqual({
       partnerId,
+      mode: 'live',
       url: 'https://93.184.215.14/hooks',
       receiverKey: { header: 'X-Api-Key' },
       signingSecrets: [{ secretId: expect.any(String), activatesAt: expect.any(String), active: true }],

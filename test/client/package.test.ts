@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setCallback } from '../helpers/cli.js';
+import { cliFor, setCallback } from '../helpers/cli.js';
 import { tempDataDir } from '../helpers/dirs.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { freePort } from '../helpers/processes.js';
@@ -24,10 +24,13 @@ import {
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TSC = path.join(ROOT, 'node_modules/.bin/tsc');
 const receiver = new TestReceiver();
+const testReceiver = new TestReceiver();
 let service: TestService;
 let project: string;
 let account: TestAccount;
 let secret: string;
+let testKey: string;
+let testSecret: string;
 
 /** Runs a consumer script; asynchronously, since the server it calls runs in this process. */
 async function run(file: string, env: Record<string, string>): Promise<Record<string, unknown>> {
@@ -60,17 +63,41 @@ beforeAll(async () => {
   );
   execFileSync(
     'npm',
-    ['install', `./${packed}`, '--no-audit', '--no-fund', '--prefer-offline', '--no-package-lock'],
+    // With a Standard Webhooks library, as a receiver would verify with.
+    [
+      'install',
+      `./${packed}`,
+      'standardwebhooks@1.1.1',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '--no-package-lock',
+    ],
     { cwd: project, stdio: 'pipe' },
   );
   account = await createAccount(service);
   secret = setCallback(service, account.partnerId, hook);
+  // Test mode for the same credential: its key and its own callback.
+  testKey = cliFor(service, ['keys', 'create', '--partner', account.partnerId, '--mode', 'test']).json!
+    .apiKey as string;
+  const testHook = await testReceiver.start();
+  testSecret = cliFor(service, [
+    'webhooks',
+    'set',
+    '--partner',
+    account.partnerId,
+    '--url',
+    testHook,
+    '--mode',
+    'test',
+  ]).json!.signingSecret as string;
   fs.writeFileSync(path.join(project, 'body.json'), JSON.stringify(bodyFor(account)));
 }, 120_000);
 
 afterAll(async () => {
   await service?.stop();
   await receiver.stop();
+  await testReceiver.stop();
 });
 
 describe('@healthspan/client, installed from its tarball', () => {
@@ -154,6 +181,56 @@ const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY
       status: 404,
     });
     expect(out.requestId).toEqual(expect.any(String));
+  });
+
+  it('runs the quick start with a test key and receives a test event that the standardwebhooks library verifies', async () => {
+    fs.writeFileSync(
+      path.join(project, 'sandbox.mjs'),
+      `import fs from 'node:fs';
+import { createClient } from '@healthspan/client';
+const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY });
+const body = JSON.parse(fs.readFileSync('body.json', 'utf8'));
+const accepted = await client.submissions.create(body);
+const done = await client.submissions.waitForCompletion(accepted.submissionId, { timeoutMs: 60000, intervalMs: 100 });
+const sent = await client.testEvents.send();
+console.log(JSON.stringify({ status: done.status, resultId: done.resultId, sent }));
+`,
+    );
+    const out = await run('sandbox.mjs', { BASE: service.url, KEY: testKey });
+    const sent = out.sent as { eventId: string; resultId: string };
+    expect(out.status).toBe('completed');
+    expect(sent.resultId).toBe(out.resultId);
+    const delivery = await waitUntil(
+      async () => testReceiver.deliveries.find((d) => d.headers['webhook-id'] === sent.eventId),
+      60_000,
+      'the test event',
+    );
+    expect(delivery.headers['x-healthspan-mode']).toBe('test');
+    fs.writeFileSync(path.join(project, 'test-delivery.bin'), delivery.rawBody);
+    fs.writeFileSync(path.join(project, 'test-headers.json'), JSON.stringify(delivery.headers));
+    fs.writeFileSync(
+      path.join(project, 'verify-standard.mjs'),
+      `import fs from 'node:fs';
+import { Webhook } from 'standardwebhooks';
+import { verifyWebhook } from '@healthspan/client';
+const raw = fs.readFileSync('test-delivery.bin');
+const headers = JSON.parse(fs.readFileSync('test-headers.json', 'utf8'));
+const verdict = (secret, body) => { try { new Webhook(secret).verify(body, headers); return 'verified'; } catch (e) { return e.message; } };
+const event = new Webhook(process.env.SECRET).verify(raw.toString('utf8'), headers);
+console.log(JSON.stringify({
+  library: verdict(process.env.SECRET, raw.toString('utf8')), liveSecret: verdict(process.env.LIVE, raw.toString('utf8')),
+  client: verifyWebhook(raw, headers, process.env.SECRET).ok, resultId: event.resultId,
+}));
+`,
+    );
+    const verified = await run('verify-standard.mjs', { SECRET: testSecret, LIVE: secret });
+    expect(verified).toMatchObject({ library: 'verified', client: true, resultId: out.resultId });
+    expect(verified.liveSecret).not.toBe('verified');
+    // The test key sees none of the live data, and the live key none of the test data.
+    const read = (key: string, id: string) =>
+      fetch(`${service.url}/v1/results/${id}`, { headers: { 'x-api-key': key } }).then((r) => r.status);
+    expect(await read(testKey, out.resultId as string)).toBe(200);
+    expect(await read(account.apiKey, out.resultId as string)).toBe(404);
   });
 
   it('retries through a real 429: waits what Retry-After asks, with the same key, and creates one submission', async () => {

@@ -93,6 +93,7 @@ export async function createAccount(
       keyHash: key.hash,
       keyPrefix: key.displayPrefix,
       expiresAt: opts.expiresAt ?? null,
+      mode: 'live',
     },
     operatorOrigin('test'),
   );

@@ -103,6 +103,14 @@ describe('migrations', () => {
     // tracing off): the column stands in while the older versions' rows are written, and is gone
     // again before 0010 adds it for real.
     await sql`alter table jobs add column traceparent text`.execute(db);
+    // Until 0011 there is no test mode: its columns stand in the same way.
+    const uuid = sql.raw(driver.name === 'postgres' ? 'uuid' : 'text');
+    const sandboxColumns = [
+      sql`alter table tenants add column mode text not null default 'live'`,
+      sql`alter table tenants add column live_tenant_id ${uuid}`,
+      sql`alter table partners add column live_partner_id ${uuid}`,
+    ];
+    for (const statement of sandboxColumns) await statement.execute(db);
     const tenant = await store.system.accounts.createTenant('Älteste Klinik');
     const partner = await store.system.accounts.createPartner(tenant.tenantId, 'Partner 𝔘');
     const account = { tenantId: tenant.tenantId, partnerId: partner.partnerId };
@@ -113,6 +121,7 @@ describe('migrations', () => {
         keyHash: key.hash,
         keyPrefix: key.displayPrefix,
         expiresAt: null,
+        mode: 'live',
       },
       operatorOrigin('test'),
     );
@@ -228,6 +237,13 @@ describe('migrations', () => {
     // The latest version (0007: LZ4 for documents on PostgreSQL; 0009: the lifecycle tables):
     // nothing pending, nothing lost.
     await sql`alter table jobs drop column traceparent`.execute(db);
+    for (const [table, column] of [
+      ['tenants', 'mode'],
+      ['tenants', 'live_tenant_id'],
+      ['partners', 'live_partner_id'],
+    ] as const) {
+      await sql`alter table ${sql.table(table)} drop column ${sql.ref(column)}`.execute(db);
+    }
     const { applied } = await migrateToLatest(driver);
     expect(applied).toEqual(ALL.slice(ALL.indexOf('0007_lz4_compression')));
     expect(await pendingMigrations(driver)).toEqual([]);

@@ -19,10 +19,12 @@ describe('queue gauges', () => {
   beforeAll(async () => {
     store = await openTestStore();
     const { tenantId } = await store.system.accounts.createTenant('Gauges');
+    // Test-mode work shares the queue and is counted under its own mode.
+    const sandboxId = await store.system.accounts.sandboxTenant(tenantId, { create: true });
     const t0 = clock.date();
-    const job = (type: string, runAt?: Date): NewJob => ({
+    const job = (type: string, runAt?: Date, mode: 'live' | 'test' = 'live'): NewJob => ({
       type,
-      tenantId,
+      tenantId: mode === 'test' ? sandboxId : tenantId,
       submissionId: null,
       correlationId: null,
       requestId: null,
@@ -43,6 +45,9 @@ describe('queue gauges', () => {
       await jobs.fail(trx, failed, 'gave up', t0);
       const done = await jobs.enqueueClaimed(trx, job('pipeline.render_reports'), t0, lease);
       await jobs.complete(trx, done, t0);
+      const testFailed = await jobs.enqueueClaimed(trx, job('pipeline.score', undefined, 'test'), t0, lease);
+      await jobs.fail(trx, testFailed, 'simulated', t0);
+      await jobs.enqueue(trx, job('pipeline.score', undefined, 'test'), t0);
     });
     clock.advance(30_000);
     metrics = new ServiceMetrics({
@@ -71,19 +76,25 @@ describe('queue gauges', () => {
 
   it('counts each type in each state, zero included, finished jobs aside', async () => {
     const jobs = await values('healthspan_jobs');
-    expect(jobs.get('pipeline.score pending')).toBe(1);
-    expect(jobs.get('pipeline.score running')).toBe(1);
-    expect(jobs.get('webhook.deliver pending')).toBe(1);
-    expect(jobs.get('webhook.deliver retrying')).toBe(1);
-    expect(jobs.get('pipeline.render_reports failed')).toBe(1);
-    expect(jobs.get('pipeline.ingest_validate pending')).toBe(0);
-    expect(jobs.get('pipeline.render_reports running')).toBe(0);
-    expect(jobs.size).toBe(16);
-    expect([...jobs.values()].reduce((a, b) => a + b, 0)).toBe(5);
+    expect(jobs.get('live pipeline.score pending')).toBe(1);
+    expect(jobs.get('live pipeline.score running')).toBe(1);
+    expect(jobs.get('live webhook.deliver pending')).toBe(1);
+    expect(jobs.get('live webhook.deliver retrying')).toBe(1);
+    expect(jobs.get('live pipeline.render_reports failed')).toBe(1);
+    expect(jobs.get('live pipeline.ingest_validate pending')).toBe(0);
+    expect(jobs.get('live pipeline.render_reports running')).toBe(0);
+    expect(jobs.get('live pipeline.score failed')).toBe(0);
+    expect(jobs.get('test pipeline.score failed')).toBe(1);
+    expect(jobs.get('test pipeline.score pending')).toBe(1);
+    expect(jobs.get('test webhook.deliver pending')).toBe(0);
+    // Every mode, type and state, zero included.
+    expect(jobs.size).toBe(2 * 4 * 4);
+    expect([...jobs.values()].reduce((a, b) => a + b, 0)).toBe(7);
   });
 
   it('ages the oldest due job by the clock; a job due later does not count', async () => {
     const age = await values('healthspan_job_queue_age_seconds');
+    // Both modes' due jobs: test work waits for the same workers.
     expect(age.get('pipeline.score')).toBe(30);
     // Due 5 s after it was retried; the other is due in 30 s, so not waiting yet.
     expect(age.get('webhook.deliver')).toBe(25);

@@ -167,6 +167,7 @@ describe('result.ready delivery', () => {
     expect(set.code, set.stderr).toBe(0);
     expect(set.json).toEqual({
       partnerId: account.partnerId,
+      mode: 'live',
       url,
       signingSecret: expect.stringMatching(/^whsec_/),
     });

@@ -22,6 +22,7 @@ export type AcceptedSubmission = Schemas['AcceptedSubmission'];
 export type SubmissionDetail = Schemas['SubmissionDetail'];
 export type Result = Schemas['Result'];
 export type Artifact = Schemas['Artifact'];
+export type TestEventSent = Schemas['TestEventSent'];
 
 export interface ClientOptions {
   /** The service, for example `https://api.healthspan.example` (no trailing path). */
@@ -188,7 +189,18 @@ export function createClient(options: ClientOptions) {
     parse: (rawBody: Uint8Array | string): ResultReadyEvent => parseResultReadyEvent(rawBody),
   };
 
-  return { submissions, results, artifacts, webhooks };
+  const testEvents = {
+    /**
+     * Test keys only: sends the `result.ready` event of a completed test result (the newest
+     * when none is named) to your test callback now. Safe to retry: the event keeps its id.
+     */
+    send(opts: { resultId?: string } = {}): Promise<TestEventSent> {
+      const body = { type: 'result.ready' as const, ...(opts.resultId ? { resultId: opts.resultId } : {}) };
+      return withRetries(() => call(() => api.POST('/v1/test/events', { body })), options.retry);
+    },
+  };
+
+  return { submissions, results, artifacts, webhooks, testEvents };
 }
 
 export type HealthspanClient = ReturnType<typeof createClient>;

@@ -150,7 +150,7 @@ export async function submissionRoutes(app: FastifyInstance, opts: { clock: Cloc
           };
       throw ApiError.validation(details);
     }
-    if (parsed.value.partnerId.toLowerCase() !== principal.partnerId.toLowerCase()) {
+    if (parsed.value.partnerId.toLowerCase() !== principal.namedPartnerId.toLowerCase()) {
       throw new ApiError(
         403,
         'PARTNER_ID_MISMATCH',

@@ -10,6 +10,7 @@ import * as m0007 from './0007_lz4_compression.js';
 import * as m0008 from './0008_finished_jobs_index.js';
 import * as m0009 from './0009_lifecycle.js';
 import * as m0010 from './0010_job_trace_context.js';
+import * as m0011 from './0011_sandbox.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, driver: DriverName): Promise<void>;
@@ -27,4 +28,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0008_finished_jobs_index': m0008,
   '0009_lifecycle': m0009,
   '0010_job_trace_context': m0010,
+  '0011_sandbox': m0011,
 };

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { Clock } from '../../clock.js';
 import type { AuditOrigin } from '../../domain/audit.js';
+import type { ApiMode } from '../../domain/mode.js';
 import { bool, iso, isoOrNull } from '../codec.js';
 import type { Database } from '../database.js';
 import type { Driver } from '../driver.js';
@@ -26,8 +27,12 @@ export interface Partner {
 
 export interface StoredKey {
   keyId: string;
+  /** The credential the key and its data belong to: a sandbox credential for a test key. */
   partnerId: string;
+  /** The id submission bodies name: the live credential's, in both modes. */
+  namedPartnerId: string;
   tenantId: string;
+  mode: ApiMode;
   keyHash: string;
   expiresAt: string | null;
   revokedAt: string | null;
@@ -41,9 +46,17 @@ export class NotFoundError extends Error {
   }
 }
 
+/** A test-mode command for an account or credential that has no sandbox yet. */
+export class NoSandboxError extends Error {
+  constructor(kind: 'tenant' | 'partner', id: string) {
+    super(`${kind} ${id} has no test mode yet; "healthspan keys create --mode test" starts it`);
+  }
+}
+
 /** A key as the operator lists it: never the key or its hash. */
 export interface KeyListing {
   keyId: string;
+  mode: ApiMode;
   prefix: string;
   createdAt: string;
   expiresAt: string | null;
@@ -76,8 +89,14 @@ export class AccountsRepository {
     return { tenantId, name, active: true };
   }
 
+  /** A live account (the ids operators know). */
   async getTenant(tenantId: string): Promise<Tenant | undefined> {
-    const row = await this.db.selectFrom('tenants').selectAll().where('id', '=', tenantId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('tenants')
+      .selectAll()
+      .where('id', '=', tenantId)
+      .where('mode', '=', 'live')
+      .executeTakeFirst();
     return row && { tenantId: row.id, name: row.name, active: bool(row.active) };
   }
 
@@ -95,6 +114,7 @@ export class AccountsRepository {
         .updateTable('tenants')
         .set({ active: this.driver.bool(active), updated_at: now.toISOString() })
         .where('id', '=', tenantId)
+        .where('mode', '=', 'live')
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) throw new NotFoundError('tenant', tenantId);
       await bumpAuthEpoch(trx);
@@ -126,12 +146,13 @@ export class AccountsRepository {
     tenantId: string,
     days: number | null,
   ): Promise<{ tenantId: string; retentionDays: number | null }> {
-    const res = await this.db
+    await this.requireTenant(tenantId);
+    // The account's sandbox keeps its data as long.
+    await this.db
       .updateTable('tenants')
       .set({ retention_days: days, updated_at: this.clock().toISOString() })
-      .where('id', '=', tenantId)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) throw new NotFoundError('tenant', tenantId);
+      .where((eb) => eb.or([eb('id', '=', tenantId), eb('live_tenant_id', '=', tenantId)]))
+      .execute();
     return { tenantId, retentionDays: days };
   }
 
@@ -156,6 +177,7 @@ export class AccountsRepository {
     const rows = await this.db
       .selectFrom('tenants')
       .selectAll()
+      .where('mode', '=', 'live')
       .orderBy('created_at')
       .orderBy('id')
       .execute();
@@ -170,7 +192,7 @@ export class AccountsRepository {
   /** Partner credentials, of one account when `tenantId` is given (which must exist). */
   async listPartners(tenantId?: string): Promise<Array<Partner & { createdAt: string }>> {
     if (tenantId !== undefined) await this.requireTenant(tenantId);
-    let query = this.db.selectFrom('partners').selectAll();
+    let query = this.db.selectFrom('partners').selectAll().where('live_partner_id', 'is', null);
     if (tenantId !== undefined) query = query.where('tenant_id', '=', tenantId);
     const rows = await query.orderBy('created_at').orderBy('id').execute();
     return rows.map((r) => ({
@@ -183,15 +205,27 @@ export class AccountsRepository {
 
   async listKeys(partnerId: string): Promise<KeyListing[]> {
     await this.requirePartner(partnerId);
+    // Live and test keys together: the operator manages one credential.
     const rows = await this.db
       .selectFrom('api_keys')
-      .select(['id', 'key_prefix', 'created_at', 'expires_at', 'revoked_at'])
-      .where('partner_id', '=', partnerId)
-      .orderBy('created_at')
-      .orderBy('id')
+      .innerJoin('partners', 'partners.id', 'api_keys.partner_id')
+      .select([
+        'api_keys.id',
+        'api_keys.key_prefix',
+        'api_keys.created_at',
+        'api_keys.expires_at',
+        'api_keys.revoked_at',
+        'partners.live_partner_id',
+      ])
+      .where((eb) =>
+        eb.or([eb('partners.id', '=', partnerId), eb('partners.live_partner_id', '=', partnerId)]),
+      )
+      .orderBy('api_keys.created_at')
+      .orderBy('api_keys.id')
       .execute();
     return rows.map((r) => ({
       keyId: r.id,
+      mode: r.live_partner_id === null ? ('live' as const) : ('test' as const),
       prefix: r.key_prefix,
       createdAt: iso(r.created_at),
       expiresAt: isoOrNull(r.expires_at),
@@ -199,11 +233,13 @@ export class AccountsRepository {
     }));
   }
 
+  /** A live credential (the ids operators and partners know). */
   async getPartner(partnerId: string): Promise<Partner | undefined> {
     const row = await this.db
       .selectFrom('partners')
       .selectAll()
       .where('id', '=', partnerId)
+      .where('live_partner_id', 'is', null)
       .executeTakeFirst();
     return row && { partnerId: row.id, tenantId: row.tenant_id, name: row.name };
   }
@@ -221,10 +257,14 @@ export class AccountsRepository {
       keyHash: string;
       keyPrefix: string;
       expiresAt: Date | null;
+      mode: ApiMode;
     },
     origin: AuditOrigin,
   ): Promise<{ keyId: string; expiresAt: string | null }> {
-    const partner = await this.requirePartner(input.partnerId);
+    const partner =
+      input.mode === 'test'
+        ? await this.sandboxPartner(input.partnerId, { create: true })
+        : await this.requirePartner(input.partnerId);
     const keyId = newId();
     const expiresAt = input.expiresAt ? input.expiresAt.toISOString() : null;
     const now = this.clock();
@@ -279,9 +319,12 @@ export class AccountsRepository {
   }
 
   async findKeyByHash(keyHash: string): Promise<StoredKey | undefined> {
+    // A sandbox is as active as its live account: deactivating the account stops both modes.
     const row = await this.db
       .selectFrom('api_keys')
-      .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
+      .innerJoin('partners as p', 'p.id', 'api_keys.partner_id')
+      .innerJoin('tenants as t', 't.id', 'api_keys.tenant_id')
+      .leftJoin('tenants as live', 'live.id', 't.live_tenant_id')
       .select([
         'api_keys.id',
         'api_keys.partner_id',
@@ -289,7 +332,10 @@ export class AccountsRepository {
         'api_keys.key_hash',
         'api_keys.expires_at',
         'api_keys.revoked_at',
-        'tenants.active',
+        'p.live_partner_id',
+        't.mode',
+        't.active',
+        'live.active as live_active',
       ])
       .where('api_keys.key_hash', '=', keyHash)
       .executeTakeFirst();
@@ -297,12 +343,92 @@ export class AccountsRepository {
     return {
       keyId: row.id,
       partnerId: row.partner_id,
+      namedPartnerId: row.live_partner_id ?? row.partner_id,
       tenantId: row.tenant_id,
+      mode: row.mode,
       keyHash: row.key_hash,
       expiresAt: isoOrNull(row.expires_at),
       revokedAt: isoOrNull(row.revoked_at),
-      tenantActive: bool(row.active),
+      tenantActive: bool(row.active) && (row.live_active === null || bool(row.live_active)),
     };
+  }
+
+  /**
+   * The sandbox credential of a live one (its test keys, submissions and callback), in the
+   * account's sandbox; with `create`, both are made on first use.
+   */
+  async sandboxPartner(partnerId: string, opts: { create: boolean }): Promise<Partner> {
+    const live = await this.requirePartner(partnerId);
+    const found = await this.db
+      .selectFrom('partners')
+      .select(['id', 'tenant_id', 'name'])
+      .where('live_partner_id', '=', partnerId)
+      .executeTakeFirst();
+    if (found) return { partnerId: found.id, tenantId: found.tenant_id, name: found.name };
+    if (!opts.create) throw new NoSandboxError('partner', partnerId);
+    const tenantId = await this.sandboxTenant(live.tenantId, { create: true });
+    const now = this.clock().toISOString();
+    const sandboxId = newId();
+    await this.db
+      .insertInto('partners')
+      .values({
+        id: sandboxId,
+        tenant_id: tenantId,
+        name: live.name,
+        live_partner_id: partnerId,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.column('live_partner_id').doNothing())
+      .execute();
+    // Made concurrently by another command, the other one is the credential's sandbox.
+    return this.sandboxPartner(partnerId, { create: false });
+  }
+
+  /** The id of a live account's sandbox; with `create`, made on first use. */
+  async sandboxTenant(tenantId: string, opts: { create: boolean }): Promise<string> {
+    const live = await this.db
+      .selectFrom('tenants')
+      .select(['id', 'name', 'retention_days'])
+      .where('id', '=', tenantId)
+      .where('mode', '=', 'live')
+      .executeTakeFirst();
+    if (!live) throw new NotFoundError('tenant', tenantId);
+    const found = await this.db
+      .selectFrom('tenants')
+      .select('id')
+      .where('live_tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    if (found) return found.id;
+    if (!opts.create) throw new NoSandboxError('tenant', tenantId);
+    const now = this.clock().toISOString();
+    await this.db
+      .insertInto('tenants')
+      .values({
+        id: newId(),
+        name: live.name,
+        // Its keys are refused whenever the live account is (findKeyByHash).
+        active: this.driver.bool(true),
+        retention_days: live.retention_days,
+        mode: 'test',
+        live_tenant_id: tenantId,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.column('live_tenant_id').doNothing())
+      .execute();
+    return this.sandboxTenant(tenantId, { create: false });
+  }
+
+  /** The account a command of this mode works on: the live one, or its sandbox. */
+  async tenantForMode(tenantId: string, mode: ApiMode): Promise<string> {
+    if (mode === 'test') return this.sandboxTenant(tenantId, { create: false });
+    return (await this.requireTenant(tenantId)).tenantId;
+  }
+
+  /** The credential a command of this mode works on: the live one, or its sandbox. */
+  async partnerForMode(partnerId: string, mode: ApiMode): Promise<Partner> {
+    if (mode === 'test') return this.sandboxPartner(partnerId, { create: false });
+    return this.requirePartner(partnerId);
   }
 
   async authEpoch(): Promise<number> {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ApiMode } from '../../domain/mode.js';
 import type { ClaimedJob, Lease, NewJob } from '../../jobs/types.js';
 import { iso, isoOrNull, json } from '../codec.js';
 import type { ClaimedRow, Driver } from '../driver.js';
@@ -63,12 +64,15 @@ export class JobsRepository {
    */
   async queueCounts(
     now: Date,
-  ): Promise<Array<{ type: string; state: string; count: number; oldestDueAt: Date | null }>> {
+  ): Promise<Array<{ mode: ApiMode; type: string; state: string; count: number; oldestDueAt: Date | null }>> {
     const db = this.driver.db;
+    // Sandboxes are few: the uncorrelated list is read once per part, not once per job.
+    const mode = sql<ApiMode>`case when tenant_id in (select id from tenants where mode = 'test') then 'test' else 'live' end`;
     const part = (status: string, withDue: boolean) =>
       db
         .selectFrom('jobs')
         .select([
+          mode.as('mode'),
           'type',
           'status',
           sql<number | string>`count(*)`.as('n'),
@@ -78,12 +82,13 @@ export class JobsRepository {
           ).as('oldest_due'),
         ])
         .where(sql.raw<boolean>(status))
-        .groupBy(['type', 'status']);
+        .groupBy([sql`1`, 'type', 'status']);
     const rows = await part(`status in ('pending', 'retrying')`, true)
       .unionAll(part(`status = 'running'`, false))
       .unionAll(part(`status = 'failed'`, false))
       .execute();
     return rows.map((r) => ({
+      mode: r.mode,
       type: r.type,
       state: r.status,
       count: Number(r.n),

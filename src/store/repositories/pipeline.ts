@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import type { ApiMode } from '../../domain/mode.js';
 import type { SubmissionStatus } from '../../domain/statuses.js';
 import { iso } from '../codec.js';
 import type { Driver } from '../driver.js';
@@ -7,6 +9,10 @@ export interface StoredSubmission {
   submissionId: string;
   tenantId: string;
   partnerId: string;
+  /** The `partnerId` its body names: the live credential's id, in both modes. */
+  namedPartnerId: string;
+  /** Its account's mode: test submissions may ask for a simulation (domain/mode.ts). */
+  mode: ApiMode;
   partnerSubmissionId: string;
   status: string;
   originalBody: string;
@@ -20,6 +26,8 @@ interface Row {
   id: string;
   tenant_id: string;
   partner_id: string;
+  named_partner_id: string;
+  mode: ApiMode;
   partner_submission_id: string;
   status: string;
   original_body: string | object;
@@ -46,20 +54,24 @@ export class PipelineRepository {
     this.q = {
       load: namedQuery(
         db
-          .selectFrom('submissions')
+          .selectFrom('submissions as s')
+          .innerJoin('partners as p', 'p.id', 's.partner_id')
+          .innerJoin('tenants as t', 't.id', 's.tenant_id')
           .select([
-            'id',
-            'tenant_id',
-            'partner_id',
-            'partner_submission_id',
-            'status',
-            'original_body',
-            'normalised_body',
-            'received_at',
-            'correlation_id',
-            'request_id',
+            's.id',
+            's.tenant_id',
+            's.partner_id',
+            sql<string>`coalesce(p.live_partner_id, p.id)`.as('named_partner_id'),
+            't.mode',
+            's.partner_submission_id',
+            's.status',
+            's.original_body',
+            's.normalised_body',
+            's.received_at',
+            's.correlation_id',
+            's.request_id',
           ])
-          .where('id', '=', slot('id'))
+          .where('s.id', '=', slot('id'))
           .compile(),
       ),
       setStatus: namedQuery(
@@ -86,6 +98,8 @@ export class PipelineRepository {
       submissionId: row.id,
       tenantId: row.tenant_id,
       partnerId: row.partner_id,
+      namedPartnerId: row.named_partner_id,
+      mode: row.mode,
       partnerSubmissionId: row.partner_submission_id,
       status: row.status,
       originalBody: asText(row.original_body),

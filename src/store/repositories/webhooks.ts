@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ApiMode } from '../../domain/mode.js';
 import { iso, isoOrNull } from '../codec.js';
 import type { Driver } from '../driver.js';
 import { newId } from '../ids.js';
@@ -7,6 +8,8 @@ import { type Executor as Db, type NamedQuery, namedQuery, slot } from '../prepa
 export interface EndpointRecord {
   partnerId: string;
   tenantId: string;
+  /** Its account's mode: a sandbox credential's endpoint is the test endpoint. */
+  mode: ApiMode;
   url: string;
   apiKeySealed: string | null;
   apiKeyHeader: string | null;
@@ -112,16 +115,19 @@ export class WebhooksRepository {
   async resultSource(
     db: Db,
     resultId: string,
+    /** Only a result of this account (the test events route); any when not given. */
+    tenantId?: string,
   ): Promise<
     | { submissionId: string; partnerId: string; status: string; correlationId: string; requestId: string }
     | undefined
   > {
-    const row = await db
+    let query = db
       .selectFrom('results as r')
       .innerJoin('submissions as s', 's.id', 'r.submission_id')
       .select(['s.id', 's.partner_id', 's.status', 's.correlation_id', 's.request_id'])
-      .where('r.id', '=', resultId)
-      .executeTakeFirst();
+      .where('r.id', '=', resultId);
+    if (tenantId !== undefined) query = query.where('r.tenant_id', '=', tenantId);
+    const row = await query.executeTakeFirst();
     return row
       ? {
           submissionId: row.id,
@@ -133,16 +139,33 @@ export class WebhooksRepository {
       : undefined;
   }
 
+  /** The account's most recently completed result, if any. */
+  async newestCompletedResult(db: Db, tenantId: string): Promise<string | undefined> {
+    const row = await db
+      .selectFrom('results as r')
+      .innerJoin('submissions as s', 's.id', 'r.submission_id')
+      .select('r.id')
+      .where('r.tenant_id', '=', tenantId)
+      .where('s.status', '=', 'completed')
+      .orderBy('s.updated_at', 'desc')
+      .orderBy('r.id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.id;
+  }
+
   async endpoint(db: Db, partnerId: string): Promise<EndpointRecord | undefined> {
     const row = await db
-      .selectFrom('webhook_endpoints')
-      .select(['partner_id', 'tenant_id', 'url', 'api_key_sealed', 'api_key_header'])
-      .where('partner_id', '=', partnerId)
+      .selectFrom('webhook_endpoints as e')
+      .innerJoin('tenants as t', 't.id', 'e.tenant_id')
+      .select(['e.partner_id', 'e.tenant_id', 't.mode', 'e.url', 'e.api_key_sealed', 'e.api_key_header'])
+      .where('e.partner_id', '=', partnerId)
       .executeTakeFirst();
     return row
       ? {
           partnerId: row.partner_id,
           tenantId: row.tenant_id,
+          mode: row.mode,
           url: row.url,
           apiKeySealed: row.api_key_sealed,
           apiKeyHeader: row.api_key_header,
@@ -151,7 +174,11 @@ export class WebhooksRepository {
   }
 
   /** Creates or replaces the partner's endpoint; returns whether it existed before. */
-  async upsertEndpoint(trx: Db, endpoint: EndpointRecord, now: Date): Promise<{ existed: boolean }> {
+  async upsertEndpoint(
+    trx: Db,
+    endpoint: Omit<EndpointRecord, 'mode'>,
+    now: Date,
+  ): Promise<{ existed: boolean }> {
     const existed = (await this.endpoint(trx, endpoint.partnerId)) !== undefined;
     const values = {
       url: endpoint.url,

@@ -229,6 +229,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/test/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed test event to your test callback now (test keys only)
+         * @description Sends the result.ready event of a completed test result to the callback registered for test mode, signed as every delivery is, with X-Healthspan-Mode: test. The event has the same id each time it is sent for the same result, so your receiver can practise deduplicating. Answers 202 once the delivery is queued; it follows the usual retry schedule. Live keys get 403.
+         */
+        post: operations["sendTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "result.ready": {
@@ -453,6 +473,18 @@ export interface components {
             unit: string;
             lowerBound: number;
             upperBound: number;
+        };
+        TestEventRequest: {
+            /**
+             * @description The event to send; result.ready is the only one
+             * @constant
+             */
+            type: "result.ready";
+            /**
+             * Format: uuid
+             * @description A completed result of your test data; your most recently completed one when left out
+             */
+            resultId?: string;
         };
         /** @description Sent once per result; nothing else (no tenant, job or model data). */
         ResultReadyEvent: {
@@ -750,6 +782,17 @@ export interface components {
             correlationId?: string;
             /** @enum {string} */
             outcome: "success";
+        };
+        TestEventSent: {
+            /**
+             * Format: uuid
+             * @description The id the delivery carries (X-Healthspan-Event-Id, webhook-id)
+             */
+            eventId: string;
+            /** @constant */
+            type: "result.ready";
+            /** Format: uuid */
+            resultId: string;
         };
     };
     responses: never;
@@ -3642,6 +3685,397 @@ export interface operations {
                 };
             };
             /** @description RATE_LIMITED: too many requests for this API key, or too many failed key checks from this address; wait for the Retry-After delay */
+            429: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server accepts */
+            431: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: an unexpected failure; retry later, quoting the request id */
+            500: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    sendTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TestEventRequest"];
+            };
+        };
+        responses: {
+            /** @description The delivery is queued */
+            202: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestEventSent"];
+                };
+            };
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: the body is not JSON or does not match the submission schema, a required header is missing, or a path or query parameter is out of range */
+            400: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "VALIDATION_ERROR";
+                            details?: components["schemas"]["ValidationErrorDetails"];
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_API_KEY: the API key is missing, invalid, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description The authentication scheme: Bearer realm="healthspan" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INVALID_API_KEY";
+                        };
+                    };
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: the account was deactivated; TEST_MODE_ONLY: a test-mode operation called with a live key */
+            403: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "ACCOUNT_INACTIVE" | "TEST_MODE_ONLY";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no result with this resultId in your test data */
+            404: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request headers or body did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description RESULT_NOT_READY: the result is not completed yet, or (no resultId given) no test result has completed; WEBHOOK_NOT_CONFIGURED: no callback URL is registered for this mode */
+            409: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RESULT_NOT_READY" | "WEBHOOK_NOT_CONFIGURED";
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit (1 MiB by default) or arrives in too many small pieces */
+            413: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json in UTF-8 */
+            415: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description EXPECTATION_FAILED: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; wait for the Retry-After delay */
             429: {
                 headers: {
                     /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
