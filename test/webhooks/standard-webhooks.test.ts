@@ -55,10 +55,18 @@ function libraryVerifies(secret: string, d: ReceivedDelivery, body = d.rawBody.t
   }
 }
 
-async function nextDelivery(action: () => unknown): Promise<ReceivedDelivery> {
+/** The first delivery, after `action`, of the result it names (the receiver is shared). */
+async function nextDelivery(action: () => Promise<string>): Promise<ReceivedDelivery> {
   const before = ctx.receiver.deliveries.length;
-  await action();
-  return waitUntil(async () => ctx.receiver.deliveries[before], 60_000, 'a delivery');
+  const resultId = await action();
+  return waitUntil(
+    async () =>
+      ctx.receiver.deliveries
+        .slice(before)
+        .find((d) => JSON.parse(d.rawBody.toString('utf8')).resultId === resultId),
+    60_000,
+    'a delivery',
+  );
 }
 
 describe('Standard Webhooks signatures', () => {
@@ -90,13 +98,18 @@ describe('Standard Webhooks signatures', () => {
     const account = await createAccount(ctx.service);
     const old = setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     const resultId = await completeSubmission(ctx.service, account);
-    await waitUntil(async () => ctx.receiver.deliveries.length > 0, 60_000, 'the first delivery');
+    // This result's own first delivery (the receiver is shared with the other tests), so that the
+    // delivery below is the redelivery, signed after the rotation.
+    const ofResult = () =>
+      ctx.receiver.deliveries.filter((d) => JSON.parse(d.rawBody.toString('utf8')).resultId === resultId);
+    await waitUntil(async () => ofResult().length > 0, 60_000, 'the first delivery');
     const rotated = cliFor(ctx.service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]).json!
       .signingSecret as string;
 
-    const delivery = await nextDelivery(() =>
-      cliFor(ctx.service, ['webhooks', 'redeliver', '--result', resultId]),
-    );
+    const delivery = await nextDelivery(async () => {
+      cliFor(ctx.service, ['webhooks', 'redeliver', '--result', resultId]);
+      return resultId;
+    });
     expect(header(delivery, 'webhook-signature').split(' ')).toHaveLength(2);
     for (const secret of [old, rotated]) {
       expect(libraryVerifies(secret, delivery), secret).toBe(true);
