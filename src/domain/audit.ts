@@ -9,6 +9,7 @@ export const AUDIT_ACTIONS = [
   'submission.read',
   'submission.expired',
   'result.read',
+  'result.exported',
   'artifact.downloaded',
   'subject.erasure_requested',
   'subject.erased',

@@ -20,6 +20,7 @@ import { requestTelemetry } from './request-telemetry.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { auditRoutes } from './routes/audit-events.js';
 import { erasureRoutes } from './routes/erasures.js';
+import { fhirRoutes } from './routes/fhir.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
 import { submissionRoutes } from './routes/submissions.js';
@@ -232,6 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(probeRoutes);
   await app.register(submissionRoutes, { clock: deps.clock });
   await app.register(resultRoutes, { links: deps.links, clock: deps.clock });
+  await app.register(fhirRoutes);
   await app.register(artifactRoutes, { tenants: deps.tenants, links: deps.links, clock: deps.clock });
   await app.register(erasureRoutes);
   await app.register(auditRoutes);

@@ -5,6 +5,7 @@ import { resultReadyWebhook } from './openapi-webhooks.js';
 import { artifactPaths } from './routes/artifacts.js';
 import { auditPaths } from './routes/audit-events.js';
 import { erasurePaths } from './routes/erasures.js';
+import { fhirPaths } from './routes/fhir.js';
 import { probePaths } from './routes/probe.js';
 import { resultPaths } from './routes/results.js';
 import { submissionPaths } from './routes/submissions.js';
@@ -71,6 +72,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...probePaths,
       ...submissionPaths,
       ...resultPaths,
+      ...fhirPaths,
       ...artifactPaths,
       ...erasurePaths,
       ...auditPaths,

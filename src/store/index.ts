@@ -212,6 +212,15 @@ export class Store implements TenantGateway {
             await recordRead({ action: 'result.read', resourceType: 'result', resourceId: resultId }, origin);
           return found;
         },
+        exportSource: async (resultId, origin) => {
+          const found = await results.exportSource(resultId);
+          if (found)
+            await recordRead(
+              { action: 'result.exported', resourceType: 'result', resourceId: resultId },
+              origin,
+            );
+          return found;
+        },
       },
       artifacts: {
         downloadable: (artifactId) => artifacts.downloadable(artifactId),

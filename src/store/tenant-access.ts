@@ -2,7 +2,7 @@ import type { AuditEvent, AuditOrigin } from '../domain/audit.js';
 import type { AuditQuery } from './repositories/audit.js';
 import type { ErasureRecord } from './repositories/erasures.js';
 import type { IngestCommand, IngestOutcome } from './repositories/ingest.js';
-import type { ResultRecord } from './repositories/results.js';
+import type { ResultExportSource, ResultRecord } from './repositories/results.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
 import type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
 
@@ -24,6 +24,8 @@ export interface TenantAccess {
   readonly results: {
     /** The result; the read is audited. */
     get(resultId: string, origin: AuditOrigin): Promise<ResultRecord | undefined>;
+    /** What a standard export (FHIR) of the result is built from; audited as an export. */
+    exportSource(resultId: string, origin: AuditOrigin): Promise<ResultExportSource | undefined>;
   };
   readonly artifacts: {
     downloadable(artifactId: string): Promise<DownloadableArtifact | undefined>;
@@ -60,6 +62,6 @@ export type { AuditCursor, AuditQuery } from './repositories/audit.js';
 export type { ErasureRecord } from './repositories/erasures.js';
 export type { IngestOutcome } from './repositories/ingest.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
-export type { ArtifactRecord, ResultRecord } from './repositories/results.js';
+export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
 export type { JobRecord, SubmissionRecord } from './repositories/submissions.js';
 export type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';

@@ -119,12 +119,13 @@ const accepted = await client.submissions.create(body, { idempotencyKey: 'partne
 const again = await client.submissions.create(body, { idempotencyKey: 'partner-key-1' });
 const done = await client.submissions.waitForCompletion(accepted.submissionId, { timeoutMs: 60000, intervalMs: 100 });
 const result = await client.results.get(done.resultId);
+const fhir = await client.results.fhir(done.resultId);
 const pdf = result.artifacts.items.find((a) => a.type === 'pdf');
 const file = await client.artifacts.download(pdf);
 const generated = await client.submissions.create(body);
 console.log(JSON.stringify({
   status: done.status, replayedSame: again.submissionId === accepted.submissionId,
-  resultOutcomes: result.outcomes.length, pdf: Buffer.from(file.bytes.subarray(0, 5)).toString(),
+  resultOutcomes: result.outcomes.length, fhirType: fhir.resourceType + '/' + fhir.type, pdf: Buffer.from(file.bytes.subarray(0, 5)).toString(),
   contentType: file.contentType, fileName: file.fileName, generatedKeyIsNew: generated.submissionId !== accepted.submissionId,
 }));
 `,
@@ -136,6 +137,7 @@ console.log(JSON.stringify({
       pdf: '%PDF-',
       contentType: 'application/pdf',
       generatedKeyIsNew: true,
+      fhirType: 'Bundle/collection',
     });
     expect(out.resultOutcomes).toBeGreaterThan(0);
     expect(out.fileName).toMatch(/\.pdf$/);

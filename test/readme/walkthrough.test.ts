@@ -2,11 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Bundle } from '@medplum/fhirtypes';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase, testStoreKind } from '../helpers/database.js';
 import { tempDataDir } from '../helpers/dirs.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { freePort } from '../helpers/processes.js';
+import { bundleErrors } from '../reports/fhir-validator.js';
 
 /**
  * The README's walkthrough, run as it is written (issue 13: a new operator and partner engineer
@@ -101,6 +103,10 @@ describe('the README walkthrough', () => {
     expect(out).toMatch(/"status":"completed"/);
     const [, apiKey, partnerId, work] = /STATE (\S+) (\S+) (\S+)/.exec(out) ?? [];
     expect(fs.readFileSync(path.join(work!, 'report.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+    // Patient, 14 markers, smoking, weight, height, BMI, the lab report and 4 risk assessments.
+    expect(out).toMatch(/^24 FHIR resources$/m);
+    const fhir = JSON.parse(fs.readFileSync(path.join(work!, 'result.fhir.json'), 'utf8')) as Bundle;
+    expect(bundleErrors(fhir)).toEqual([]);
 
     // "Stop the running server, then start it again with WEBHOOK_ALLOW_INSECURE=true npm start".
     server.child.kill('SIGTERM');

@@ -23,6 +23,7 @@ export type SubmissionDetail = Schemas['SubmissionDetail'];
 export type Result = Schemas['Result'];
 export type Artifact = Schemas['Artifact'];
 export type TestEventSent = Schemas['TestEventSent'];
+export type FhirBundle = Schemas['FhirBundle'];
 
 export interface ClientOptions {
   /** The service, for example `https://api.healthspan.example` (no trailing path). */
@@ -141,6 +142,14 @@ export function createClient(options: ClientOptions) {
     get(resultId: string): Promise<Result> {
       return withRetries(
         () => call(() => api.GET('/v1/results/{resultId}', { params: { path: { resultId } } })),
+        options.retry,
+      );
+    },
+
+    /** The result as a FHIR R4 Bundle (`application/fhir+json`), for a record system. */
+    fhir(resultId: string): Promise<FhirBundle> {
+      return withRetries(
+        () => call(() => api.GET('/v1/results/{resultId}/fhir', { params: { path: { resultId } } })),
         options.retry,
       );
     },

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { ModelResult } from '../../domain/model/types.js';
 import { ARTIFACT_TYPES, type ArtifactType } from '../../domain/submission/outcomes.js';
 import { iso, isoOrNull, json } from '../codec.js';
@@ -223,4 +223,44 @@ export class TenantResults {
       artifacts: artifacts.map(toArtifact).sort((a, b) => order(a.type) - order(b.type)),
     };
   }
+
+  /** What a standard export of the result (FHIR) is built from: the stored submission and result. */
+  async exportSource(resultId: string): Promise<ResultExportSource | undefined> {
+    const row = await this.db
+      .selectFrom('results as r')
+      .innerJoin('submissions as s', 's.id', 'r.submission_id')
+      .innerJoin('partners as p', 'p.id', 's.partner_id')
+      .select([
+        'r.id',
+        'r.bundle',
+        's.normalised_body',
+        's.partner_subject_id',
+        's.received_at',
+        sql<string>`coalesce(p.live_partner_id, p.id)`.as('named_partner_id'),
+      ])
+      .where('r.tenant_id', '=', this.tenantId)
+      .where('r.id', '=', resultId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return {
+      resultId: row.id,
+      partnerId: String(row.named_partner_id),
+      partnerSubjectId: row.partner_subject_id,
+      receivedAt: iso(row.received_at),
+      normalisedBody:
+        typeof row.normalised_body === 'string' ? row.normalised_body : JSON.stringify(row.normalised_body),
+      bundle: json<ModelResult>(row.bundle)!,
+    };
+  }
+}
+
+export interface ResultExportSource {
+  resultId: string;
+  /** The credential's id as partners know it (the live one, in both modes). */
+  partnerId: string;
+  partnerSubjectId: string;
+  receivedAt: string;
+  /** The normalised submission, as stored (JSON). */
+  normalisedBody: string;
+  bundle: ModelResult;
 }
