@@ -188,3 +188,9 @@ export function availableValues(
   }
   return values;
 }
+
+/**
+ * The `partnerId` a submission's body names, from its credential joined as `p`: the live
+ * credential's id, also for a sandbox credential (docs/sandbox.md).
+ */
+export const namedPartnerId = () => sql<string>`coalesce(p.live_partner_id, p.id)`.as('named_partner_id');

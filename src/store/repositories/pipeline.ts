@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
 import type { ApiMode } from '../../domain/mode.js';
 import type { SubmissionStatus } from '../../domain/statuses.js';
 import { iso } from '../codec.js';
 import type { Driver } from '../driver.js';
 import { type Executor as Db, type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
+import { namedPartnerId } from '../statements.js';
 
 export interface StoredSubmission {
   submissionId: string;
@@ -61,7 +61,7 @@ export class PipelineRepository {
             's.id',
             's.tenant_id',
             's.partner_id',
-            sql<string>`coalesce(p.live_partner_id, p.id)`.as('named_partner_id'),
+            namedPartnerId(),
             't.mode',
             's.partner_submission_id',
             's.status',

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ModelResult } from '../../domain/model/types.js';
 import { ARTIFACT_TYPES, type ArtifactType } from '../../domain/submission/outcomes.js';
 import { iso, isoOrNull, json } from '../codec.js';
@@ -7,7 +7,7 @@ import type { AvailableArtifactValues, Driver } from '../driver.js';
 import { resultIdFor } from '../ids.js';
 import { type Executor, type NamedQuery, namedQuery, slot } from '../prepared.js';
 import { pendingArtifactRow, resultRow } from '../rows.js';
-import { touchResult } from '../statements.js';
+import { namedPartnerId, touchResult } from '../statements.js';
 
 export interface ArtifactRecord {
   artifactId: string;
@@ -236,7 +236,7 @@ export class TenantResults {
         's.normalised_body',
         's.partner_subject_id',
         's.received_at',
-        sql<string>`coalesce(p.live_partner_id, p.id)`.as('named_partner_id'),
+        namedPartnerId(),
       ])
       .where('r.tenant_id', '=', this.tenantId)
       .where('r.id', '=', resultId)
