@@ -7,6 +7,7 @@ import {
   HEADER_DELIVERY_ID,
   HEADER_EVENT,
   HEADER_EVENT_ID,
+  HEADER_MODE,
   HEADER_SIGNATURE,
   HEADER_TIMESTAMP,
   HEADER_WEBHOOK_ID,
@@ -45,6 +46,10 @@ export const deliveryHeaders = z.object({
       description:
         'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body`, keyed with the base64-decoded part of the secret; space-separated, one per secret during a rotation',
     }),
+  [HEADER_MODE]: z.literal('test').optional().meta({
+    description:
+      'Only on deliveries to your test callback, of test data (docs/sandbox.md); absent on live ones',
+  }),
   'X-Api-Key': z.string().optional().meta({
     description:
       'Your webhook key, when you registered one (in this header, or in the header you named at registration); not signed',

@@ -251,12 +251,16 @@ describe('the result.ready webhook', () => {
     const { resultId } = await submitAndComplete(account);
     const delivery = await waitUntil(async () => receiver.deliveries[before], DEADLINE, 'a delivery');
 
-    // Every X-Healthspan-* header sent is declared, with a schema its value satisfies, and vice versa.
+    // Every X-Healthspan-* header sent is declared, with a schema its value satisfies, and every
+    // required one is sent; the mode header is declared optional (test deliveries only).
     const declared = new Map(
       (webhook.parameters ?? []).filter((p) => p.in === 'header').map((p) => [p.name.toLowerCase(), p]),
     );
     const sent = Object.keys(delivery.headers).filter((h) => h.startsWith('x-healthspan-'));
-    expect(sent.sort()).toEqual([...declared.keys()].filter((h) => h.startsWith('x-healthspan-')).sort());
+    expect(sent.sort()).toEqual(
+      [...declared.keys()].filter((h) => h.startsWith('x-healthspan-') && h !== 'x-healthspan-mode').sort(),
+    );
+    expect(declared.get('x-healthspan-mode')?.required).toBeFalsy();
     const validate = validatorFor(doc);
     for (const name of sent) {
       const index = webhook.parameters!.findIndex((p) => p.name.toLowerCase() === name);

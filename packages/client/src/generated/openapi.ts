@@ -4527,6 +4527,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `webhook-id.webhook-timestamp.body`, keyed with the base64-decoded part of the secret; space-separated, one per secret during a rotation */
                 "webhook-signature": string;
+                /** @description Only on deliveries to your test callback, of test data (docs/sandbox.md); absent on live ones */
+                "X-Healthspan-Mode"?: "test";
                 /** @description Your webhook key, when you registered one (in this header, or in the header you named at registration); not signed */
                 "X-Api-Key"?: string;
             };
