@@ -57,6 +57,8 @@ const MARKER_INPUTS: Partial<Record<string, MarkerCode[]>> = {
   [INPUT_LABELS.cystatinC]: ['CYSTATIN_C'],
   [INPUT_LABELS.egfr]: ['CYSTATIN_C'],
 };
+/** Markers some input names; the biological-age method's "other blood markers" are the rest. */
+const MAPPED_MARKERS = new Set<MarkerCode>(Object.values(MARKER_INPUTS).flat() as MarkerCode[]);
 const SMOKING_INPUTS = new Set<string>([
   INPUT_LABELS.smoking,
   INPUT_LABELS.smokingIntensity,
@@ -216,11 +218,11 @@ function questionnaireObservations(
   effectiveDateTime: string,
 ): Array<[string, Observation]> {
   const out: Array<[string, Observation]> = [];
-  const vital = (code: LabCode & { display: string }, value: number): Observation => ({
+  const vital = (code: LabCode, value: number): Observation => ({
     resourceType: 'Observation',
     status: 'final',
     category: category('vital-signs', 'Vital Signs'),
-    code: loincConcept({ loinc: code.loinc, display: code.display }),
+    code: loincConcept(code),
     subject,
     effectiveDateTime,
     valueQuantity: quantity(value, code),
@@ -282,7 +284,6 @@ function basisOf(
   const take = (ref: Reference<Observation> | undefined) => {
     if (ref?.reference) refs.set(ref.reference, ref);
   };
-  const mapped = new Set<MarkerCode>(Object.values(MARKER_INPUTS).flat() as MarkerCode[]);
   for (const input of outcome.inputsUsed) {
     if (imputed.has(input)) continue;
     for (const code of MARKER_INPUTS[input] ?? []) take(labs.get(code));
@@ -294,7 +295,7 @@ function basisOf(
     }
     // The biological-age method reads the rest of the panel.
     if (input === INPUT_LABELS.otherBloodMarkers) {
-      for (const [code, ref] of labs) if (!mapped.has(code)) take(ref);
+      for (const [code, ref] of labs) if (!MAPPED_MARKERS.has(code)) take(ref);
     }
   }
   return [...refs.values()];

@@ -1,6 +1,6 @@
 import type { ApiMode } from '../../domain/mode.js';
 import type { SubmissionStatus } from '../../domain/statuses.js';
-import { iso } from '../codec.js';
+import { iso, jsonAsText } from '../codec.js';
 import type { Driver } from '../driver.js';
 import { type Executor as Db, type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
 import { namedPartnerId } from '../statements.js';
@@ -36,8 +36,6 @@ interface Row {
   correlation_id: string;
   request_id: string;
 }
-
-const asText = (v: string | object): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /**
  * What the pipeline steps read and write about a submission (unscoped: workers only). These
@@ -102,8 +100,8 @@ export class PipelineRepository {
       mode: row.mode,
       partnerSubmissionId: row.partner_submission_id,
       status: row.status,
-      originalBody: asText(row.original_body),
-      normalisedBody: asText(row.normalised_body),
+      originalBody: jsonAsText(row.original_body),
+      normalisedBody: jsonAsText(row.normalised_body),
       receivedAt: iso(row.received_at),
       correlationId: row.correlation_id,
       requestId: row.request_id,

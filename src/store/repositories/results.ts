@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ModelResult } from '../../domain/model/types.js';
 import { ARTIFACT_TYPES, type ArtifactType } from '../../domain/submission/outcomes.js';
-import { iso, isoOrNull, json } from '../codec.js';
+import { iso, isoOrNull, json, jsonAsText } from '../codec.js';
 import type { Database } from '../database.js';
 import type { AvailableArtifactValues, Driver } from '../driver.js';
 import { resultIdFor } from '../ids.js';
@@ -151,7 +151,7 @@ export class ResultsRepository {
     const artifacts = rows.flatMap((row) =>
       row.artifact_id === null ? [] : [toArtifact({ ...row, id: row.artifact_id })],
     );
-    const bundleJson = typeof first.bundle === 'string' ? first.bundle : JSON.stringify(first.bundle);
+    const bundleJson = jsonAsText(first.bundle);
     return { resultId: first.result_id, bundleJson, artifacts };
   }
 
@@ -247,8 +247,7 @@ export class TenantResults {
       partnerId: String(row.named_partner_id),
       partnerSubjectId: row.partner_subject_id,
       receivedAt: iso(row.received_at),
-      normalisedBody:
-        typeof row.normalised_body === 'string' ? row.normalised_body : JSON.stringify(row.normalised_body),
+      normalisedBody: jsonAsText(row.normalised_body),
       bundle: json<ModelResult>(row.bundle)!,
     };
   }
