@@ -97,13 +97,13 @@ export async function startService(
   const readinessChecks = worker ? [{ name: 'queue' as const, check: () => worker.health() }] : [];
   const app = await buildApp({
     config,
-    tenants: store,
+    // Two functions, not the store: nothing reachable from a route leads to `store.system`.
+    tenants: { forTenant: (id) => store.forTenant(id), forArtifact: (id) => store.forArtifact(id) },
     isReady: () => store.isReady(),
     authenticator: new Authenticator(store.system.accounts, { clock: () => clock().getTime() }),
     logger,
     links,
     testEvents: new TestEvents(
-      store.system,
       new WebhookAdmin(store.system, secretBoxFor(config), {
         allowInsecure: config.webhookAllowInsecure,
         scheduleMs: config.webhookRetryScheduleMs,

@@ -22,7 +22,8 @@ export interface AuthenticatorOptions {
   /** How often the shared auth epoch is read; a revocation anywhere is seen within this. */
   epochCheckMs?: number;
   maxEntries?: number;
-  clock?: () => number;
+  /** The service clock, in milliseconds. */
+  clock: () => number;
 }
 
 interface CacheEntry {
@@ -47,12 +48,12 @@ export class Authenticator {
 
   constructor(
     private readonly accounts: AccountsRepository,
-    options: AuthenticatorOptions = {},
+    options: AuthenticatorOptions,
   ) {
     this.cacheTtlMs = options.cacheTtlMs ?? 30_000;
     this.epochCheckMs = options.epochCheckMs ?? 1_000;
     this.maxEntries = options.maxEntries ?? 10_000;
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock;
   }
 
   async authenticate(presented: string | undefined): Promise<AuthOutcome> {

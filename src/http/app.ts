@@ -6,7 +6,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { runInContext, workContext } from '../context.js';
-import type { TenantGateway } from '../store/tenant-access.js';
+import type { ArtifactGateway, TenantGateway } from '../store/tenant-access.js';
 import { type TraceSpan, tracing } from '../telemetry/tracing.js';
 import { installAuth } from './auth.js';
 import { AuthFailureLimit, LocalFailureStore, RedisFailureStore } from './auth-failures.js';
@@ -56,7 +56,8 @@ export interface AppDeps {
     | 'corsAllowedOrigins'
   >;
   /** Hands authenticated requests (and signed downloads) their account's data access. */
-  tenants: TenantGateway;
+  /** Only ever the two ways in: a verified key's account, or a signed link's artifact's. */
+  tenants: TenantGateway & ArtifactGateway;
   /** The database answers and is migrated. */
   isReady: () => Promise<{ ok: boolean; reason?: string }>;
   authenticator: Authenticator;
@@ -225,6 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ? new AuthFailureLimit(
           config.authFailuresPerMinute,
           redis ? new RedisFailureStore(redis) : new LocalFailureStore(),
+          () => deps.clock().getTime(),
         )
       : undefined;
   installAuth(app, deps.authenticator, deps.tenants, failures);
@@ -234,7 +236,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(submissionRoutes, { clock: deps.clock });
   await app.register(resultRoutes, { links: deps.links, clock: deps.clock });
   await app.register(fhirRoutes);
-  await app.register(artifactRoutes, { tenants: deps.tenants, links: deps.links, clock: deps.clock });
+  await app.register(artifactRoutes, {
+    artifacts: { forArtifact: (id) => deps.tenants.forArtifact(id) },
+    links: deps.links,
+    clock: deps.clock,
+  });
   await app.register(erasureRoutes);
   await app.register(auditRoutes);
   await app.register(testEventRoutes, { sender: deps.testEvents });

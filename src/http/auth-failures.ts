@@ -76,7 +76,7 @@ export class AuthFailureLimit {
   constructor(
     private readonly perMinute: number,
     private readonly store: FailureStore,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: () => number,
   ) {}
 
   /** Milliseconds the address must wait before an unknown key is checked; 0 = check it now. */

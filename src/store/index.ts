@@ -26,7 +26,7 @@ import { TenantArtifacts } from './repositories/tenant-artifacts.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
 import { loadOrCreateSecret } from './secrets.js';
 import { openSqliteDriver } from './sqlite/driver.js';
-import type { TenantAccess, TenantGateway } from './tenant-access.js';
+import type { ArtifactGateway, TenantAccess, TenantGateway } from './tenant-access.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -79,7 +79,7 @@ export interface SystemStore {
  * The store: a driver (SQLite or PostgreSQL), the repositories built on it, and the two ways
  * in: `system` (unscoped) and `forTenant` (bound to one account).
  */
-export class Store implements TenantGateway {
+export class Store implements TenantGateway, ArtifactGateway {
   readonly system: SystemStore;
   private readonly tenants = new Map<string, TenantAccess>();
 
@@ -212,6 +212,7 @@ export class Store implements TenantGateway {
             await recordRead({ action: 'result.read', resourceType: 'result', resourceId: resultId }, origin);
           return found;
         },
+        locate: (resultId) => results.locate(resultId),
         exportSource: async (resultId, origin) => {
           const found = await results.exportSource(resultId);
           if (found)

@@ -24,6 +24,11 @@ export interface TenantAccess {
   readonly results: {
     /** The result; the read is audited. */
     get(resultId: string, origin: AuditOrigin): Promise<ResultRecord | undefined>;
+    /**
+     * The named result's id when it is this account's; with none named, the account's most
+     * recently completed result's (the test events route).
+     */
+    locate(resultId: string | undefined): Promise<string | undefined>;
     /** What a standard export (FHIR) of the result is built from; audited as an export. */
     exportSource(resultId: string, origin: AuditOrigin): Promise<ResultExportSource | undefined>;
   };
@@ -48,12 +53,16 @@ export interface TenantAccess {
 /** An ingest command of the account the access is bound to. */
 export type TenantIngestCommand = Omit<IngestCommand, 'tenantId'>;
 
-/**
- * How the HTTP layer gets a `TenantAccess`: for the authenticated account, or, for a key-less
- * download, for the account that owns the artifact a signed link names.
- */
+/** How authentication gets the `TenantAccess` of the account a verified key belongs to. */
 export interface TenantGateway {
   forTenant(tenantId: string): TenantAccess;
+}
+
+/**
+ * How a key-less download gets a `TenantAccess`: only for the account that owns the artifact a
+ * verified signed link names.
+ */
+export interface ArtifactGateway {
   /** The access of the artifact's account, or undefined for an artifact that does not exist. */
   forArtifact(artifactId: string): Promise<TenantAccess | undefined>;
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../../clock.js';
 import { isUuid } from '../../domain/ids.js';
 import { sha256Hex } from '../../hash.js';
 import { recreateArtifact } from '../../pipeline/recreate-artifact.js';
-import type { TenantGateway } from '../../store/tenant-access.js';
+import type { ArtifactGateway } from '../../store/tenant-access.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
 import { ANY_ROUTE, errorResponses, successHeaders } from '../openapi-errors.js';
@@ -68,7 +68,7 @@ export const artifactPaths: ZodOpenApiPathsObject = {
 
 export async function artifactRoutes(
   app: FastifyInstance,
-  opts: { tenants: TenantGateway; links: DownloadLinks; clock: Clock },
+  opts: { artifacts: ArtifactGateway; links: DownloadLinks; clock: Clock },
 ): Promise<void> {
   app.get<{ Params: { artifactId: string }; Querystring: Record<string, unknown> }>(
     '/v1/artifacts/:artifactId/content',
@@ -83,7 +83,7 @@ export async function artifactRoutes(
       const verdict = opts.links.verify(id, request.query.expires, request.query.signature, opts.clock());
       if (verdict !== 'ok') throw forbidden;
       // Key-less: the link names the artifact, whose account is looked up and then scoped to.
-      const tenant = await opts.tenants.forArtifact(id);
+      const tenant = await opts.artifacts.forArtifact(id);
       const meta = await tenant?.artifacts.downloadable(id);
       if (!tenant || !meta) throw ApiError.notFound('This artifact is not available.');
       // A link issued before the account was deactivated dies with the account (issue 12).

@@ -29,7 +29,8 @@ export interface ResultRecord {
   artifacts: ArtifactRecord[];
 }
 
-function toArtifact(row: {
+/** The artifact columns a result read shows (`rows.ts` has the full row an insert writes). */
+interface ArtifactSummaryRow {
   id: string;
   type: string;
   availability: string;
@@ -37,7 +38,9 @@ function toArtifact(row: {
   file_name: string | null;
   byte_size: number | null;
   generated_at: string | Date | null;
-}): ArtifactRecord {
+}
+
+function toArtifact(row: ArtifactSummaryRow): ArtifactRecord {
   return {
     artifactId: row.id,
     type: row.type,
@@ -49,7 +52,7 @@ function toArtifact(row: {
   };
 }
 
-const ARTIFACT_COLUMNS = [
+const ARTIFACT_SUMMARY_COLUMNS = [
   'id',
   'type',
   'availability',
@@ -61,16 +64,6 @@ const ARTIFACT_COLUMNS = [
 
 /** What the render step records about one artifact whose bytes it stored. */
 export type AvailableArtifact = AvailableArtifactValues;
-
-interface ArtifactRow {
-  id: string;
-  type: string;
-  availability: string;
-  content_type: string | null;
-  file_name: string | null;
-  byte_size: number | null;
-  generated_at: string | Date | null;
-}
 
 /**
  * Results and artifacts as the pipeline writes them (unscoped: workers only). The per-job
@@ -144,7 +137,7 @@ export class ResultsRepository {
     submissionId: string,
   ): Promise<{ resultId: string; bundleJson: string; artifacts: ArtifactRecord[] } | undefined> {
     const rows = await this.driver.runner.all<
-      { result_id: string; bundle: string | object; artifact_id: string | null } & Omit<ArtifactRow, 'id'>
+      { result_id: string; bundle: string | object; artifact_id: string | null } & Omit<ArtifactSummaryRow, 'id'>
     >(db, this.q.withArtifacts, { submissionId });
     const first = rows[0];
     if (!first) return undefined;
@@ -190,6 +183,21 @@ export class TenantResults {
     readonly tenantId: string,
   ) {}
 
+  /** The named result's id if it is this account's; with none named, its newest completed one. */
+  async locate(resultId: string | undefined): Promise<string | undefined> {
+    let query = this.db
+      .selectFrom('results as r')
+      .innerJoin('submissions as s', 's.id', 'r.submission_id')
+      .select('r.id')
+      .where('r.tenant_id', '=', this.tenantId);
+    query =
+      resultId === undefined
+        ? query.where('s.status', '=', 'completed').orderBy('s.updated_at', 'desc').orderBy('r.id', 'desc')
+        : query.where('r.id', '=', resultId);
+    const row = await query.limit(1).executeTakeFirst();
+    return row?.id;
+  }
+
   async get(resultId: string): Promise<ResultRecord | undefined> {
     const row = await this.db
       .selectFrom('results')
@@ -208,7 +216,7 @@ export class TenantResults {
     if (!row) return undefined;
     const artifacts = await this.db
       .selectFrom('artifacts')
-      .select(ARTIFACT_COLUMNS)
+      .select(ARTIFACT_SUMMARY_COLUMNS)
       .where('tenant_id', '=', this.tenantId)
       .where('result_id', '=', resultId)
       .execute();

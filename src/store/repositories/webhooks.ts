@@ -139,21 +139,6 @@ export class WebhooksRepository {
       : undefined;
   }
 
-  /** The account's most recently completed result, if any. */
-  async newestCompletedResult(db: Db, tenantId: string): Promise<string | undefined> {
-    const row = await db
-      .selectFrom('results as r')
-      .innerJoin('submissions as s', 's.id', 'r.submission_id')
-      .select('r.id')
-      .where('r.tenant_id', '=', tenantId)
-      .where('s.status', '=', 'completed')
-      .orderBy('s.updated_at', 'desc')
-      .orderBy('r.id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row?.id;
-  }
-
   async endpoint(db: Db, partnerId: string): Promise<EndpointRecord | undefined> {
     const row = await db
       .selectFrom('webhook_endpoints as e')
