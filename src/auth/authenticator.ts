@@ -56,10 +56,11 @@ export class Authenticator {
     this.clock = options.clock;
   }
 
-  async authenticate(presented: string | undefined): Promise<AuthOutcome> {
+  /** `knownHash`: the key's hash when the caller already has it (`hashApiKey(presented)`). */
+  async authenticate(presented: string | undefined, knownHash?: string): Promise<AuthOutcome> {
     if (presented === undefined || presented === '') return { ok: false, reason: 'missing' };
     if (!looksLikeApiKey(presented)) return { ok: false, reason: 'invalid' };
-    const hash = hashApiKey(presented);
+    const hash = knownHash || hashApiKey(presented);
     const now = this.clock();
     await this.refreshEpoch(now);
 

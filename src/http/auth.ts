@@ -19,6 +19,21 @@ declare module 'fastify' {
   }
 }
 
+const keyHashes = new WeakMap<FastifyRequest, string>();
+
+/**
+ * The presented key's hash, computed once per request: the rate limiter names its counter with
+ * it, and the failure limit and the authenticator look it up.
+ */
+export function presentedKeyHash(request: FastifyRequest, key: string): string {
+  let hash = keyHashes.get(request);
+  if (hash === undefined) {
+    hash = hashApiKey(key);
+    keyHashes.set(request, hash);
+  }
+  return hash;
+}
+
 /** The key from `X-Api-Key`, else from `Authorization: Bearer`. */
 export function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
@@ -63,12 +78,12 @@ export function installAuth(
   const authenticate: onRequestHookHandler = async (request) => {
     if (request.method === 'OPTIONS') return;
     const presented = presentedKey(request);
-    const keyHash = failures && presented ? hashApiKey(presented) : '';
+    const keyHash = presented ? presentedKeyHash(request, presented) : '';
     if (failures && presented) {
       const waitMs = await failures.waitMs(request.ip, keyHash);
       if (waitMs > 0) throw TOO_MANY_FAILURES(waitMs);
     }
-    const outcome = await authenticator.authenticate(presented);
+    const outcome = await authenticator.authenticate(presented, keyHash);
     if (outcome.ok) {
       request.principal = outcome.principal;
       request.tenant = tenants.forTenant(outcome.principal.tenantId);

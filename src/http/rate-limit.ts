@@ -4,8 +4,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { modeOfKey } from '../auth/api-keys.js';
 import type { Config } from '../config.js';
-import { sha256Hex } from '../hash.js';
-import { presentedKey } from './auth.js';
+import { presentedKey, presentedKeyHash } from './auth.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -36,7 +35,7 @@ export async function installRateLimit(
     keyGenerator: (request) => {
       const key = presentedKey(request);
       // The mode in the counter's name: test traffic is counted apart from live, by key.
-      return key ? `k:${modeOfKey(key)}:${sha256Hex(key)}` : `ip:${request.ip}`;
+      return key ? `k:${modeOfKey(key)}:${presentedKeyHash(request, key)}` : `ip:${request.ip}`;
     },
     // Key-less requests (signed-link downloads) are counted per address, and told so.
     errorResponseBuilder: (request, context) =>

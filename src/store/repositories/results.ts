@@ -137,7 +137,10 @@ export class ResultsRepository {
     submissionId: string,
   ): Promise<{ resultId: string; bundleJson: string; artifacts: ArtifactRecord[] } | undefined> {
     const rows = await this.driver.runner.all<
-      { result_id: string; bundle: string | object; artifact_id: string | null } & Omit<ArtifactSummaryRow, 'id'>
+      { result_id: string; bundle: string | object; artifact_id: string | null } & Omit<
+        ArtifactSummaryRow,
+        'id'
+      >
     >(db, this.q.withArtifacts, { submissionId });
     const first = rows[0];
     if (!first) return undefined;
