@@ -4,7 +4,7 @@ import type { WakeSource } from '../jobs/notifier.js';
 import type { Committer } from './commit-batcher.js';
 import type { Database } from './database.js';
 import type { Executor, PreparedRunner } from './prepared.js';
-import type { ArtifactRow, IdempotencyRow, JobRow, ResultRow, SubmissionRow } from './rows.js';
+import type { ArtifactRow, AuditRow, IdempotencyRow, JobRow, ResultRow, SubmissionRow } from './rows.js';
 
 export type DriverName = 'sqlite' | 'postgres';
 
@@ -45,6 +45,8 @@ export interface IngestRows {
   claim: IdempotencyRow;
   submission: SubmissionRow;
   job: JobRow;
+  /** Its `submission.created` event, written only when the claim is won. */
+  audit: AuditRow;
 }
 
 /**
@@ -95,8 +97,8 @@ export interface Driver {
    * synchronously on the one connection, and nothing commits between them.
    */
   readConsistent<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T>;
-  /** This database's group commit: one batcher (SQLite), or lanes of them (PostgreSQL). */
-  createCommitter(): Committer;
+  /** This database's group commit: one batcher (SQLite), or lanes of them (PostgreSQL); one per driver. */
+  readonly committer: Committer;
   /** Wake-ups for jobs committed by other processes (PostgreSQL LISTEN); none on SQLite. */
   wakeSource(logger: Logger): WakeSource | undefined;
 
@@ -115,8 +117,13 @@ export interface Driver {
   claimJobs(db: Executor, typeCount: number, values: Record<string, unknown>): Promise<ClaimedRow[]>;
   /** Extends the leases `workerId` still holds among `ids`; returns the ids it still holds. */
   extendLeases(workerId: string, ids: readonly string[], lockedUntil: string): Promise<string[]>;
-  /** Claims the idempotency key and, when it wins, writes the submission and its first job. */
-  ingest(db: Executor, rows: IngestRows): Promise<IngestWrite>;
+  /**
+   * Claims the idempotency key and, when it wins, writes the submission, its first job and its
+   * audit event; resolves once that is durably committed (many requests share one commit).
+   * SQLite: on a writer thread of its own, batches crossing as data, so the event loop neither
+   * runs the statements nor waits for the disk. PostgreSQL: one statement in the group commit.
+   */
+  ingest(rows: IngestRows): Promise<IngestWrite>;
   /** Writes the result and its pending artifacts unless the submission has one; true if written. */
   createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]): Promise<boolean>;
   /** Marks artifacts available and touches their result. */

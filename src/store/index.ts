@@ -13,7 +13,6 @@ import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { openPostgresDriver } from './postgres/driver.js';
 import type { Executor } from './prepared.js';
 import { AccountsRepository } from './repositories/accounts.js';
-import type { AuditEntry } from './repositories/audit.js';
 import { AuditRepository } from './repositories/audit.js';
 import { ErasureRepository, type Sealer } from './repositories/erasures.js';
 import { IngestWriter } from './repositories/ingest.js';
@@ -24,6 +23,7 @@ import { ResultsRepository, TenantResults } from './repositories/results.js';
 import { TenantSubmissions } from './repositories/submissions.js';
 import { TenantArtifacts } from './repositories/tenant-artifacts.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
+import type { AuditEntry } from './rows.js';
 import { loadOrCreateSecret } from './secrets.js';
 import { openSqliteDriver } from './sqlite/driver.js';
 import type { ArtifactGateway, TenantAccess, TenantGateway } from './tenant-access.js';
@@ -93,7 +93,7 @@ export class Store implements TenantGateway, ArtifactGateway {
       throw new Error('this store was opened without a key to seal erasure records with');
     },
   ) {
-    const batcher = driver.createCommitter();
+    const batcher = driver.committer;
     const notifier = new JobNotifier(driver.wakeSource(logger));
     const audit = new AuditRepository(driver);
     const jobs = new JobsRepository(driver);

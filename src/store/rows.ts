@@ -1,7 +1,13 @@
+import {
+  AUDIT_OUTCOMES,
+  type AuditAction,
+  type AuditOrigin,
+  type AuditResourceType,
+} from '../domain/audit.js';
 import { INGEST_JOB_TYPE } from '../domain/statuses.js';
 import type { Lease, NewJob } from '../jobs/types.js';
 import { tracing } from '../telemetry/tracing.js';
-import { artifactIdFor, subjectIdFor } from './ids.js';
+import { artifactIdFor, newId, subjectIdFor } from './ids.js';
 
 /**
  * The rows the store writes, each built in one place: whichever driver or statement writes a
@@ -88,12 +94,27 @@ export const ARTIFACT_COLUMNS = [
   'updated_at',
 ] as const;
 
+export const AUDIT_COLUMNS = [
+  'id',
+  'tenant_id',
+  'occurred_at',
+  'action',
+  'resource_type',
+  'resource_id',
+  'actor_type',
+  'actor_key_id',
+  'request_id',
+  'correlation_id',
+  'outcome',
+] as const;
+
 type Value = string | number | null;
 export type JobRow = Record<(typeof JOB_COLUMNS)[number], Value>;
 export type SubmissionRow = Record<(typeof SUBMISSION_COLUMNS)[number], Value>;
 export type IdempotencyRow = Record<(typeof IDEMPOTENCY_COLUMNS)[number], Value>;
 export type ResultRow = Record<(typeof RESULT_COLUMNS)[number], Value>;
 export type ArtifactRow = Record<(typeof ARTIFACT_COLUMNS)[number], Value>;
+export type AuditRow = Record<(typeof AUDIT_COLUMNS)[number], string | null>;
 
 /** A new job's row: pending, or already running under `lease` with its first attempt counted. */
 export function jobRow(job: NewJob & { id: string }, now: Date, lease: Lease | null): JobRow {
@@ -229,5 +250,28 @@ export function pendingArtifactRow(result: ResultRow, type: string): ArtifactRow
     generated_at: null,
     created_at: result.created_at,
     updated_at: result.updated_at,
+  };
+}
+
+/** What was done, to which resource: the rest of an audit event comes from its origin and the clock. */
+export interface AuditEntry {
+  action: AuditAction;
+  resourceType: AuditResourceType;
+  resourceId: string;
+}
+
+export function auditRow(tenantId: string, entry: AuditEntry, origin: AuditOrigin, now: Date): AuditRow {
+  return {
+    id: newId(),
+    tenant_id: tenantId,
+    occurred_at: now.toISOString(),
+    action: entry.action,
+    resource_type: entry.resourceType,
+    resource_id: entry.resourceId,
+    actor_type: origin.actor.type,
+    actor_key_id: origin.actor.keyId ?? null,
+    request_id: origin.requestId,
+    correlation_id: origin.correlationId ?? null,
+    outcome: AUDIT_OUTCOMES[0],
   };
 }

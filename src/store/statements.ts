@@ -3,6 +3,7 @@ import type { Database } from './database.js';
 import { type NamedQuery, namedQuery, slot } from './prepared.js';
 import {
   ARTIFACT_COLUMNS,
+  AUDIT_COLUMNS,
   IDEMPOTENCY_COLUMNS,
   JOB_COLUMNS,
   RESULT_COLUMNS,
@@ -35,6 +36,14 @@ export const insertJob = (db: Kysely<Database>): NamedQuery =>
     db
       .insertInto('jobs')
       .values(rowSlots('j', JOB_COLUMNS) as AnyRow)
+      .compile(),
+  );
+
+export const insertAuditEvent = (db: Kysely<Database>): NamedQuery =>
+  namedQuery(
+    db
+      .insertInto('audit_events')
+      .values(rowSlots('e', AUDIT_COLUMNS) as AnyRow)
       .compile(),
   );
 

@@ -14,8 +14,8 @@ let databaseUrl = '';
 const authClock = new SkewedClock();
 const EPOCH_CHECK_MS = 1_000;
 
-function cli(dataDir: string, ...args: string[]) {
-  return runCli({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }, args);
+async function cli(dataDir: string, ...args: string[]) {
+  return await runCli({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }, args);
 }
 
 describe('healthspan CLI', () => {
@@ -32,12 +32,12 @@ describe('healthspan CLI', () => {
   });
 
   it('creates a tenant, partner and key whose key works against the running server', async () => {
-    const tenant = cli(dataDir, 'tenants', 'create', '--name', 'Clinic One');
+    const tenant = await cli(dataDir, 'tenants', 'create', '--name', 'Clinic One');
     expect(tenant.code).toBe(0);
     expect(tenant.lines).toHaveLength(1);
     expect(tenant.json).toEqual({ tenantId: expect.any(String), name: 'Clinic One', active: true });
 
-    const partner = cli(
+    const partner = await cli(
       dataDir,
       'partners',
       'create',
@@ -53,7 +53,7 @@ describe('healthspan CLI', () => {
       name: 'Clinic app',
     });
 
-    const key = cli(
+    const key = await cli(
       dataDir,
       'keys',
       'create',
@@ -78,7 +78,7 @@ describe('healthspan CLI', () => {
     const rows = await service.store.driver.db.selectFrom('api_keys').selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(String(key.json!.apiKey));
 
-    const revoked = cli(dataDir, 'keys', 'revoke', String(key.json!.keyId));
+    const revoked = await cli(dataDir, 'keys', 'revoke', String(key.json!.keyId));
     expect(revoked.code).toBe(0);
     expect(revoked.json).toEqual({ keyId: key.json!.keyId, revokedAt: expect.any(String) });
     authClock.advance(EPOCH_CHECK_MS);
@@ -89,9 +89,9 @@ describe('healthspan CLI', () => {
   });
 
   it('deactivates and activates a tenant', async () => {
-    const quick = cli(dataDir, 'quickstart', '--name', 'Deactivation test');
+    const quick = await cli(dataDir, 'quickstart', '--name', 'Deactivation test');
     const tenantId = String(quick.json!.tenantId);
-    const off = cli(dataDir, 'tenants', 'deactivate', tenantId);
+    const off = await cli(dataDir, 'tenants', 'deactivate', tenantId);
     expect(off.code).toBe(0);
     expect(off.json).toEqual({ tenantId, active: false });
     authClock.advance(EPOCH_CHECK_MS);
@@ -99,19 +99,19 @@ describe('healthspan CLI', () => {
       headers: { 'x-api-key': String(quick.json!.apiKey) },
     });
     expect(probe.status).toBe(403);
-    const on = cli(dataDir, 'tenants', 'activate', tenantId);
+    const on = await cli(dataDir, 'tenants', 'activate', tenantId);
     expect(on.json).toEqual({ tenantId, active: true });
   });
 
-  it('quickstart prints exactly tenantId, partnerId, keyId and apiKey', () => {
-    const quick = cli(dataDir, 'quickstart');
+  it('quickstart prints exactly tenantId, partnerId, keyId and apiKey', async () => {
+    const quick = await cli(dataDir, 'quickstart');
     expect(quick.code).toBe(0);
     expect(Object.keys(quick.json!).sort()).toEqual(['apiKey', 'keyId', 'partnerId', 'tenantId']);
   });
 
-  it('works on a fresh data directory without a running server', () => {
+  it('works on a fresh data directory without a running server', async () => {
     const fresh = tempDataDir();
-    const quick = cli(fresh, 'quickstart', '--name', 'Fresh');
+    const quick = await cli(fresh, 'quickstart', '--name', 'Fresh');
     expect(quick.code).toBe(0);
     expect(quick.json!.apiKey).toMatch(/^hs_live_/);
   });
@@ -120,10 +120,10 @@ describe('healthspan CLI', () => {
     const database = testStoreKind() === 'postgres' ? await createTestDatabase() : undefined;
     try {
       const env = { DATA_DIR: tempDataDir(), DATABASE_URL: database?.url ?? '', MIGRATE_ON_START: 'false' };
-      const first = runCli(env, ['migrate']);
+      const first = await runCli(env, ['migrate']);
       expect(first.code).toBe(0);
       expect(first.json).toEqual({ applied: Object.keys(MIGRATIONS) });
-      expect(runCli(env, ['migrate']).json).toEqual({ applied: [] });
+      expect((await runCli(env, ['migrate'])).json).toEqual({ applied: [] });
     } finally {
       await database?.drop();
     }
@@ -145,8 +145,8 @@ describe('healthspan CLI', () => {
       'a webhook command before webhooks exist',
       ['webhooks', 'set', '--partner', 'p', '--url', 'https://example.com'],
     ],
-  ])('fails with a message on stderr and a non-zero exit for %s', (_name, args) => {
-    const res = cli(dataDir, ...args);
+  ])('fails with a message on stderr and a non-zero exit for %s', async (_name, args) => {
+    const res = await cli(dataDir, ...args);
     expect(res.code).not.toBe(0);
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(/\w+/);

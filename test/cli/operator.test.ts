@@ -51,17 +51,17 @@ describe('a command without a store', () => {
 
   it.each(STORE_COMMANDS.map((args) => [args.slice(0, 2).join(' '), args]))(
     '%s fails naming the store it looked for, and creates nothing',
-    (_name, args) => {
+    async (_name, args) => {
       const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-cwd-'));
       if (database) {
         const url = urlWithPassword();
-        const res = runCli({ DATA_DIR: 'data', DATABASE_URL: url.href }, args as string[], { cwd });
+        const res = await runCli({ DATA_DIR: 'data', DATABASE_URL: url.href }, args as string[], { cwd });
         expect(res.code).toBe(1);
         expect(res.stderr).toBe(
           `healthspan: the store at postgresql://${url.hostname}:${url.port || '5432'}${url.pathname} is not migrated; run "healthspan migrate" first\n`,
         );
       } else {
-        const res = runCli({ DATA_DIR: 'data', DATABASE_URL: '' }, args as string[], { cwd });
+        const res = await runCli({ DATA_DIR: 'data', DATABASE_URL: '' }, args as string[], { cwd });
         const dir = path.join(fs.realpathSync(cwd), 'data');
         expect(res.code).toBe(1);
         expect(res.stdout).toBe('');
@@ -73,30 +73,30 @@ describe('a command without a store', () => {
     },
   );
 
-  it('fails on a data directory without a store, or a database that does not exist, without a password in the message', () => {
+  it('fails on a data directory without a store, or a database that does not exist, without a password in the message', async () => {
     if (database) {
       const url = urlWithPassword(`${new URL(database.url).pathname}_missing`);
-      const res = runCli({ DATA_DIR: tempDataDir(), DATABASE_URL: url.href }, ['tenants', 'list']);
+      const res = await runCli({ DATA_DIR: tempDataDir(), DATABASE_URL: url.href }, ['tenants', 'list']);
       expect(res.code).toBe(1);
       expect(res.stderr).toMatch(/^healthspan: the store at postgresql:\/\/.+_missing does not answer/);
       expect(res.stderr).not.toContain('pg-password-canary');
     } else {
       const dir = tempDataDir();
-      const res = runCli({ DATA_DIR: dir, DATABASE_URL: '' }, ['tenants', 'list']);
+      const res = await runCli({ DATA_DIR: dir, DATABASE_URL: '' }, ['tenants', 'list']);
       expect(res.code).toBe(1);
       expect(res.stderr).toMatch(/^healthspan: no store at /);
       expect(fs.readdirSync(dir)).toEqual([]);
     }
   });
 
-  it('lets migrate create one; nothing before it had', () => {
+  it('lets migrate create one; nothing before it had', async () => {
     const dataDir = path.join(tempDataDir(), 'new');
     const env = { DATA_DIR: dataDir, DATABASE_URL: database?.url ?? '' };
-    expect(runCli(env, ['tenants', 'list']).code).toBe(1);
-    const migrated = runCli(env, ['migrate']);
+    expect((await runCli(env, ['tenants', 'list'])).code).toBe(1);
+    const migrated = await runCli(env, ['migrate']);
     expect(migrated.code, migrated.stderr).toBe(0);
     expect((migrated.json!.applied as string[]).length).toBeGreaterThan(0);
-    const listed = runCli(env, ['tenants', 'list']);
+    const listed = await runCli(env, ['tenants', 'list']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.json).toEqual({ tenants: [] });
   });
@@ -132,19 +132,19 @@ describe('an operator with a store', () => {
     ['partner', ['webhooks', 'rotate-secret', '--partner', NO_SUCH]],
     ['partner', ['webhooks', 'deliveries', '--partner', NO_SUCH]],
     ['result', ['webhooks', 'redeliver', '--result', NO_SUCH]],
-  ])('an unknown %s is exit 1 with one message form (%s)', (kind, args) => {
-    const res = cli(...(args as string[]));
+  ])('an unknown %s is exit 1 with one message form (%s)', async (kind, args) => {
+    const res = await cli(...(args as string[]));
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     expect(res.stderr).toBe(`healthspan: no ${kind} with id ${NO_SUCH}\n`);
   });
 
-  it('lists accounts, partner credentials, keys (never the key) and a callback (never a secret)', () => {
-    const quick = cli('quickstart', '--name', 'Listing clinic');
+  it('lists accounts, partner credentials, keys (never the key) and a callback (never a secret)', async () => {
+    const quick = await cli('quickstart', '--name', 'Listing clinic');
     expect(quick.code, quick.stderr).toBe(0);
     const { tenantId, partnerId, keyId, apiKey } = quick.json as Record<string, string>;
 
-    const tenants = cli('tenants', 'list');
+    const tenants = await cli('tenants', 'list');
     expect(tenants.code).toBe(0);
     expect((tenants.json?.tenants as unknown[]) ?? []).toContainEqual({
       tenantId,
@@ -152,17 +152,19 @@ describe('an operator with a store', () => {
       active: true,
       createdAt: expect.any(String),
     });
-    const partners = cli('partners', 'list', '--tenant', tenantId!);
+    const partners = await cli('partners', 'list', '--tenant', tenantId!);
     expect(partners.json).toEqual({
       partners: [{ partnerId, tenantId, name: 'Listing clinic', createdAt: expect.any(String) }],
     });
     expect(
-      (cli('partners', 'list').json!.partners as Array<{ partnerId: string }>).map((p) => p.partnerId),
+      ((await cli('partners', 'list')).json!.partners as Array<{ partnerId: string }>).map(
+        (p) => p.partnerId,
+      ),
     ).toContain(partnerId);
 
-    const second = cli('keys', 'create', '--partner', partnerId!, '--expires-in', '30d');
-    expect(cli('keys', 'revoke', keyId!).code).toBe(0);
-    const keys = cli('keys', 'list', '--partner', partnerId!);
+    const second = await cli('keys', 'create', '--partner', partnerId!, '--expires-in', '30d');
+    expect((await cli('keys', 'revoke', keyId!)).code).toBe(0);
+    const keys = await cli('keys', 'list', '--partner', partnerId!);
     expect(keys.code).toBe(0);
     expect(keys.json).toEqual({
       partnerId,
@@ -188,14 +190,14 @@ describe('an operator with a store', () => {
     expect(keys.stdout).not.toContain(apiKey);
     expect(keys.stdout).not.toContain(String(second.json?.apiKey));
 
-    expect(cli('webhooks', 'show', '--partner', partnerId!).json).toEqual({
+    expect((await cli('webhooks', 'show', '--partner', partnerId!)).json).toEqual({
       partnerId,
       mode: 'live',
       url: null,
       receiverKey: null,
       signingSecrets: [],
     });
-    const set = cli(
+    const set = await cli(
       'webhooks',
       'set',
       '--partner',
@@ -206,7 +208,7 @@ describe('an operator with a store', () => {
       'receiver-key-canary',
     );
     expect(set.code, set.stderr).toBe(0);
-    const shown = cli('webhooks', 'show', '--partner', partnerId!);
+    const shown = await cli('webhooks', 'show', '--partner', partnerId!);
     expect(shown.json).toEqual({
       partnerId,
       mode: 'live',
@@ -218,9 +220,9 @@ describe('an operator with a store', () => {
     expect(shown.stdout).not.toContain('receiver-key-canary');
   });
 
-  it('refuses an http:// callback with a hint about WEBHOOK_ALLOW_INSECURE', () => {
-    const quick = cli('quickstart');
-    const res = cli(
+  it('refuses an http:// callback with a hint about WEBHOOK_ALLOW_INSECURE', async () => {
+    const quick = await cli('quickstart');
+    const res = await cli(
       'webhooks',
       'set',
       '--partner',
@@ -233,9 +235,9 @@ describe('an operator with a store', () => {
     expect(res.stderr).toMatch(/WEBHOOK_ALLOW_INSECURE=true/);
   });
 
-  it('prints its version', () => {
+  it('prints its version', async () => {
     for (const flag of ['--version', '-V']) {
-      const res = runCli(env, [flag]);
+      const res = await runCli(env, [flag]);
       expect(res.code).toBe(0);
       expect(res.stdout.trim()).toBe(PACKAGE_VERSION);
     }
@@ -243,7 +245,7 @@ describe('an operator with a store', () => {
 });
 
 describe('help', () => {
-  it('describes every command', () => {
+  it('describes every command', async () => {
     const missing: string[] = [];
     const visit = (command: ReturnType<typeof buildCli>, prefix: string) => {
       for (const sub of command.commands) {
@@ -254,7 +256,7 @@ describe('help', () => {
     };
     visit(buildCli(), '');
     expect(missing).toEqual([]);
-    const help = runCli({}, ['--help']);
+    const help = await runCli({}, ['--help']);
     expect(help.code).toBe(0);
     for (const group of ['serve', 'migrate', 'tenants', 'partners', 'keys', 'webhooks', 'quickstart']) {
       expect(help.stdout).toMatch(new RegExp(`^  ${group}\\b.*\\S`, 'm'));

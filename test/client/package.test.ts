@@ -76,21 +76,23 @@ beforeAll(async () => {
     { cwd: project, stdio: 'pipe' },
   );
   account = await createAccount(service);
-  secret = setCallback(service, account.partnerId, hook);
+  secret = await setCallback(service, account.partnerId, hook);
   // Test mode for the same credential: its key and its own callback.
-  testKey = cliFor(service, ['keys', 'create', '--partner', account.partnerId, '--mode', 'test']).json!
-    .apiKey as string;
+  testKey = (await cliFor(service, ['keys', 'create', '--partner', account.partnerId, '--mode', 'test']))
+    .json!.apiKey as string;
   const testHook = await testReceiver.start();
-  testSecret = cliFor(service, [
-    'webhooks',
-    'set',
-    '--partner',
-    account.partnerId,
-    '--url',
-    testHook,
-    '--mode',
-    'test',
-  ]).json!.signingSecret as string;
+  testSecret = (
+    await cliFor(service, [
+      'webhooks',
+      'set',
+      '--partner',
+      account.partnerId,
+      '--url',
+      testHook,
+      '--mode',
+      'test',
+    ])
+  ).json!.signingSecret as string;
   fs.writeFileSync(path.join(project, 'body.json'), JSON.stringify(bodyFor(account)));
 }, 120_000);
 

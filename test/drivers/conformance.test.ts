@@ -7,6 +7,7 @@ import { MAINTENANCE_LOCK_KEYS } from '../../src/store/locks.js';
 import { openPostgresDriver } from '../../src/store/postgres/driver.js';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import {
+  auditRow,
   firstJob,
   idempotencyRow,
   jobRow,
@@ -87,14 +88,27 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     await s?.close();
   });
 
-  const row = (table: 'jobs' | 'submissions' | 'idempotency_keys' | 'results' | 'artifacts', where: string) =>
+  const row = (
+    table: 'jobs' | 'submissions' | 'idempotency_keys' | 'results' | 'artifacts' | 'audit_events',
+    where: string,
+  ) =>
     s.driver.db
       .selectFrom(table)
       .selectAll()
       .where(sql.ref(table === 'idempotency_keys' ? 'submission_id' : 'id'), '=', where)
       .executeTakeFirstOrThrow();
 
-  it('writes an accepted submission, its first job and its key column for column, once per key', async () => {
+  const created = (submissionId: string, now: Date) =>
+    auditRow(
+      tenantId,
+      { action: 'submission.created', resourceType: 'submission', resourceId: submissionId },
+      { actor: { type: 'api_key', keyId: uuid(9) }, requestId: 'req-1', correlationId: 'corr-1' },
+      now,
+    );
+  const auditOf = (submissionId: string) =>
+    s.driver.db.selectFrom('audit_events').selectAll().where('resource_id', '=', submissionId).execute();
+
+  it('writes an accepted submission, its first job, its key and its audit event column for column, once per key', async () => {
     const submissionId = uuid(1);
     const jobId = uuid(2);
     const claim = idempotencyRow(
@@ -110,11 +124,13 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
         T0,
         null,
       ),
+      audit: created(submissionId, T0),
     };
-    expect(await s.driver.ingest(s.driver.db, rows)).toEqual({ created: true });
+    expect(await s.driver.ingest(rows)).toEqual({ created: true });
     expect(await row('submissions', submissionId)).toEqual(rows.submission);
     expect(await row('jobs', jobId)).toEqual(rows.job);
     expect(await row('idempotency_keys', submissionId)).toEqual(claim);
+    expect(await auditOf(submissionId)).toEqual([rows.audit]);
 
     // The same key again, within its 24 hours: nothing written; the claim it lost to, if read.
     const again = {
@@ -130,8 +146,9 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
         at(1000),
         null,
       ),
+      audit: created(uuid(3), at(1000)),
     };
-    const lost = await s.driver.ingest(s.driver.db, again);
+    const lost = await s.driver.ingest(again);
     expect(lost.created).toBe(false);
     if (!lost.created && lost.prior) {
       expect(lost.prior).toMatchObject({ submission_id: submissionId, job_id: jobId, original_body: null });
@@ -140,6 +157,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     expect(
       await s.driver.db.selectFrom('submissions').select('id').where('id', '=', uuid(3)).executeTakeFirst(),
     ).toBeUndefined();
+    expect(await auditOf(uuid(3))).toEqual([]);
 
     // After the key expired, a new claim takes it over.
     const later = at(86_400_000);
@@ -160,9 +178,11 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
         later,
         null,
       ),
+      audit: created(uuid(3), later),
     };
-    expect(await s.driver.ingest(s.driver.db, takeover)).toEqual({ created: true });
+    expect(await s.driver.ingest(takeover)).toEqual({ created: true });
     expect(await row('submissions', uuid(3))).toEqual(takeover.submission);
+    expect(await auditOf(uuid(3))).toEqual([takeover.audit]);
   });
 
   it('claims due jobs of the kinds asked for, oldest due first, and extends only leases still held', async () => {

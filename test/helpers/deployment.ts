@@ -43,9 +43,16 @@ export async function startDeployment(
       RENDER_THREADS: '1',
       ...env,
     };
-    cli(base, ['migrate']);
-    const quick = cli(base, ['quickstart', '--name', 'Telemetry']);
-    const hookSet = cli(base, ['webhooks', 'set', '--partner', quick.partnerId as string, '--url', hook]);
+    await cli(base, ['migrate']);
+    const quick = await cli(base, ['quickstart', '--name', 'Telemetry']);
+    const hookSet = await cli(base, [
+      'webhooks',
+      'set',
+      '--partner',
+      quick.partnerId as string,
+      '--url',
+      hook,
+    ]);
     const roles: Array<ServiceProcess['role']> = database ? ['api', 'worker'] : ['all'];
     for (const role of roles)
       processes.push(await serveProcess(role, { ...base, ...(await perProcess(role)) }));

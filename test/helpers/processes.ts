@@ -18,8 +18,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** The operator CLI as a child process: its one JSON line, or a thrown error with its stderr. */
-export function cli(env: Record<string, string>, args: string[]): Record<string, unknown> {
-  const res = runCli(env, args);
+export async function cli(env: Record<string, string>, args: string[]): Promise<Record<string, unknown>> {
+  const res = await runCli(env, args);
   if (res.code !== 0 || !res.json) throw new Error(`healthspan ${args.join(' ')} failed: ${res.stderr}`);
   return res.json;
 }

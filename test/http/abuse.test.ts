@@ -111,10 +111,15 @@ describe('bodies sent in 1-byte chunks', () => {
 
     // Before: ~400 MB and ~1.1 s of event loop per request; every byte was read.
     for (const outcome of outcomes) expect(outcome.sent).toBeLessThan(outcome.total);
-    // Those that read their answer before the cut saw the envelope: 413 with a key, 401 without.
+    // Those that read their answer before the cut saw the envelope: 413 with a key, 401 without;
+    // or, on a machine too busy to read a byte at a time within REQUEST_TIMEOUT_MS, 408.
     for (const outcome of outcomes) {
       const response = parseResponse(outcome.raw);
-      if (response) expect(['PAYLOAD_TOO_LARGE', 'INVALID_API_KEY']).toContain(envelopeOf(response)?.code);
+      if (response) {
+        expect(['PAYLOAD_TOO_LARGE', 'INVALID_API_KEY', 'REQUEST_TIMEOUT']).toContain(
+          envelopeOf(response)?.code,
+        );
+      }
     }
     expect(rssPeak - rssBefore).toBeLessThan(100 * 1024 * 1024);
     expect(cpuUsed).toBeLessThan(3);

@@ -57,8 +57,9 @@ describe('GET /v1/results/{resultId}/fhir', () => {
     const owner = await createAccount(ctx.service);
     const other = await createAccount(ctx.service);
     const resultId = await completeSubmission(ctx.service, owner);
-    const testKey = cliFor(ctx.service, ['keys', 'create', '--partner', owner.partnerId, '--mode', 'test'])
-      .json!.apiKey as string;
+    const testKey = (
+      await cliFor(ctx.service, ['keys', 'create', '--partner', owner.partnerId, '--mode', 'test'])
+    ).json!.apiKey as string;
     for (const key of [other.apiKey, testKey]) {
       const res = await readFhir(resultId, key);
       expect(res.status).toBe(404);

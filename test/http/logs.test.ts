@@ -72,7 +72,7 @@ describe('job and callback log lines', () => {
     );
     try {
       const account = await createAccount(service);
-      const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+      const set = await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
       expect(set.code, set.stderr).toBe(0);
       const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
       expect(res.status).toBe(202);
@@ -148,7 +148,7 @@ describe('one submission’s lines', () => {
     const service = await startTestService({ WEBHOOK_ALLOW_INSECURE: 'true' });
     try {
       const account = await createAccount(service);
-      const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+      const set = await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
       expect(set.code, set.stderr).toBe(0);
       const res = await postSubmission(service, bodyFor(account), {
         apiKey: account.apiKey,

@@ -244,7 +244,14 @@ describe('the result.ready webhook', () => {
   it('is described with the headers, body and signature of a real delivery', async () => {
     const webhook = doc.webhooks['result.ready']!.post!;
     const account = await createAccount(service);
-    const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', callbackUrl]);
+    const set = await cliFor(service, [
+      'webhooks',
+      'set',
+      '--partner',
+      account.partnerId,
+      '--url',
+      callbackUrl,
+    ]);
     expect(set.code, set.stderr).toBe(0);
     const secret = set.json!.signingSecret as string;
     const before = receiver.deliveries.length;

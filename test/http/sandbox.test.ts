@@ -41,11 +41,11 @@ interface Sandbox {
 /** An account with a live key (as every test has) and a test key made by the real CLI. */
 async function sandbox(opts: { testCallback?: boolean } = {}): Promise<Sandbox> {
   const live = await createAccount(ctx.service);
-  const made = cliFor(ctx.service, ['keys', 'create', '--partner', live.partnerId, '--mode', 'test']);
+  const made = await cliFor(ctx.service, ['keys', 'create', '--partner', live.partnerId, '--mode', 'test']);
   if (made.code !== 0) throw new Error(`keys create --mode test failed: ${made.stderr}`);
   const test = { ...live, keyId: made.json!.keyId as string, apiKey: made.json!.apiKey as string };
   if (!opts.testCallback) return { live, test };
-  const set = cliFor(ctx.service, [
+  const set = await cliFor(ctx.service, [
     'webhooks',
     'set',
     '--partner',
@@ -116,7 +116,8 @@ describe('test mode', () => {
   it('issues hs_test_ keys for a credential, listed beside its live keys', async () => {
     const { live, test } = await sandbox();
     expect(test.apiKey).toMatch(/^hs_test_[A-Za-z0-9_-]{43}$/);
-    const listed = cliFor(ctx.service, ['keys', 'list', '--partner', live.partnerId]).json!.keys as Array<{
+    const listed = (await cliFor(ctx.service, ['keys', 'list', '--partner', live.partnerId])).json!
+      .keys as Array<{
       keyId: string;
       mode: string;
       prefix: string;
@@ -126,9 +127,12 @@ describe('test mode', () => {
       [test.keyId, 'test', 'hs_test_'],
     ]);
     // The sandbox is no account or credential of its own to the operator.
-    const tenants = cliFor(ctx.service, ['tenants', 'list']).json!.tenants as Array<{ tenantId: string }>;
+    const tenants = (await cliFor(ctx.service, ['tenants', 'list'])).json!.tenants as Array<{
+      tenantId: string;
+    }>;
     expect(tenants.filter((t) => t.tenantId === live.tenantId)).toHaveLength(1);
-    const partners = cliFor(ctx.service, ['partners', 'list', '--tenant', live.tenantId]).json!.partners;
+    const partners = (await cliFor(ctx.service, ['partners', 'list', '--tenant', live.tenantId])).json!
+      .partners;
     expect(partners).toEqual([expect.objectContaining({ partnerId: live.partnerId })]);
   });
 
@@ -161,7 +165,7 @@ describe('test mode', () => {
     expect(resources).not.toContain(liveId);
 
     // Deactivating the account stops its test keys too.
-    expect(cliFor(ctx.service, ['tenants', 'deactivate', live.tenantId]).code).toBe(0);
+    expect((await cliFor(ctx.service, ['tenants', 'deactivate', live.tenantId])).code).toBe(0);
     await waitUntil(
       async () => (await read(test, `/v1/submissions/${testId}`)) === 403,
       30_000,
@@ -171,7 +175,7 @@ describe('test mode', () => {
 
   it('delivers test events to the test callback only, marked and signed with its own secret', async () => {
     const { live, test, testSecret } = await sandbox({ testCallback: true });
-    const liveSecret = setCallback(ctx.service, live.partnerId, ctx.receiverUrl);
+    const liveSecret = await setCallback(ctx.service, live.partnerId, ctx.receiverUrl);
     const testId = await submit(test);
     const liveId = await submit(live);
     const [testDelivery] = await waitUntil(
@@ -193,14 +197,9 @@ describe('test mode', () => {
     expect(verifies(liveSecret, liveDelivery!)).toBe(true);
     expect(deliveriesOf(ctx.receiver, testId)).toEqual([]);
     expect(deliveriesOf(testReceiver, liveId)).toEqual([]);
-    const shown = cliFor(ctx.service, [
-      'webhooks',
-      'show',
-      '--partner',
-      live.partnerId,
-      '--mode',
-      'test',
-    ]).json;
+    const shown = (
+      await cliFor(ctx.service, ['webhooks', 'show', '--partner', live.partnerId, '--mode', 'test'])
+    ).json;
     expect(shown).toMatchObject({ partnerId: live.partnerId, mode: 'test', url: testReceiverUrl });
   });
 
@@ -229,14 +228,9 @@ describe('test mode', () => {
     expect(new Set(seen.map((d) => d.headers['webhook-id'])).size).toBe(1);
     const log = await waitUntil(
       async () => {
-        const out = cliFor(ctx.service, [
-          'webhooks',
-          'deliveries',
-          '--partner',
-          live.partnerId,
-          '--mode',
-          'test',
-        ]).json!.deliveries as Array<{ status: string; attempts: Array<Record<string, unknown>> }>;
+        const out = (
+          await cliFor(ctx.service, ['webhooks', 'deliveries', '--partner', live.partnerId, '--mode', 'test'])
+        ).json!.deliveries as Array<{ status: string; attempts: Array<Record<string, unknown>> }>;
         return out[0]?.status === 'delivered' ? out[0] : undefined;
       },
       30_000,

@@ -75,7 +75,7 @@ describe('the audit trail', () => {
     const key = uniqueKey();
     let secret = '';
     await expectAudited(account, { 'webhook.endpoint_set': 1 }, async () => {
-      secret = setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
+      secret = await setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     });
     let submissionId = '';
     await expectAudited(account, { 'submission.created': 1 }, async () => {
@@ -118,27 +118,29 @@ describe('the audit trail', () => {
       expect((await fetch(link)).status).toBe(200);
     });
     await expectAudited(account, { 'webhook.secret_rotated': 1 }, async () => {
-      expect(cliFor(ctx.service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]).code).toBe(0);
+      expect(
+        (await cliFor(ctx.service, ['webhooks', 'rotate-secret', '--partner', account.partnerId])).code,
+      ).toBe(0);
     });
     await waitUntil(async () => ctx.receiver.deliveries.length > 0, 30_000, 'a callback');
     await expectAudited(account, { 'webhook.redelivered': 1 }, async () => {
-      expect(cliFor(ctx.service, ['webhooks', 'redeliver', '--result', resultId]).code).toBe(0);
+      expect((await cliFor(ctx.service, ['webhooks', 'redeliver', '--result', resultId])).code).toBe(0);
     });
     let newKeyId = '';
     let newKey = '';
     await expectAudited(account, { 'key.created': 1 }, async () => {
-      const created = cliFor(ctx.service, ['keys', 'create', '--partner', account.partnerId]);
+      const created = await cliFor(ctx.service, ['keys', 'create', '--partner', account.partnerId]);
       newKeyId = String(created.json!.keyId);
       newKey = String(created.json!.apiKey);
     });
     await expectAudited(account, { 'key.revoked': 1 }, async () => {
-      expect(cliFor(ctx.service, ['keys', 'revoke', newKeyId]).code).toBe(0);
+      expect((await cliFor(ctx.service, ['keys', 'revoke', newKeyId])).code).toBe(0);
       // Revoking again changes nothing and records nothing more.
-      expect(cliFor(ctx.service, ['keys', 'revoke', newKeyId]).code).toBe(0);
+      expect((await cliFor(ctx.service, ['keys', 'revoke', newKeyId])).code).toBe(0);
     });
     await expectAudited(account, { 'tenant.deactivated': 1, 'tenant.activated': 1 }, async () => {
-      expect(cliFor(ctx.service, ['tenants', 'deactivate', account.tenantId]).code).toBe(0);
-      expect(cliFor(ctx.service, ['tenants', 'activate', account.tenantId]).code).toBe(0);
+      expect((await cliFor(ctx.service, ['tenants', 'deactivate', account.tenantId])).code).toBe(0);
+      expect((await cliFor(ctx.service, ['tenants', 'activate', account.tenantId])).code).toBe(0);
     });
     await expectAudited(account, { 'subject.erasure_requested': 1, 'subject.erased': 1 }, async () => {
       const res = await fetch(`${ctx.service.url}/v1/subjects/${encodeURIComponent(subject)}`, {
@@ -225,7 +227,7 @@ describe('the audit trail', () => {
     const account = await createAccount(ctx.service);
     const res = await postSubmission(ctx.service, bodyFor(account), { apiKey: account.apiKey });
     expect(res.status).toBe(202);
-    const listed = cliFor(ctx.service, [
+    const listed = await cliFor(ctx.service, [
       'audit',
       'list',
       '--tenant',
@@ -236,7 +238,7 @@ describe('the audit trail', () => {
     expect(listed.code).toBe(0);
     const events = (listed.json as { events: Event[] }).events;
     expect(events.map((e) => e.resourceId)).toEqual([String(res.json.submissionId)]);
-    const future = cliFor(ctx.service, [
+    const future = await cliFor(ctx.service, [
       'audit',
       'list',
       '--tenant',
@@ -246,7 +248,7 @@ describe('the audit trail', () => {
     ]);
     expect((future.json as { events: Event[] }).events).toEqual([]);
     expect(
-      cliFor(ctx.service, ['audit', 'list', '--tenant', account.tenantId, '--action', 'nope']).code,
+      (await cliFor(ctx.service, ['audit', 'list', '--tenant', account.tenantId, '--action', 'nope'])).code,
     ).toBe(1);
   });
 });

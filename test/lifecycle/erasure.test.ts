@@ -129,7 +129,7 @@ async function queueIdle() {
 describe('erasure of a subject', () => {
   it('removes every trace of the subject, keeps other subjects, and refuses a replay with 410', async () => {
     const account = await createAccount(ctx.service);
-    setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
+    await setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     const s = subjectStrings();
     const other = subjectStrings();
     const a = await submit(account, s.subject, s.submissions[0]!, s.lab);
@@ -357,7 +357,7 @@ describe('erasure from the operator CLI', () => {
     const s = subjectStrings();
     const { submissionId } = await submit(account, s.subject, s.submissions[0]!, s.lab);
     await completed(account, submissionId);
-    const erased = cliFor(ctx.service, [
+    const erased = await cliFor(ctx.service, [
       'subjects',
       'erase',
       '--tenant',
@@ -369,13 +369,13 @@ describe('erasure from the operator CLI', () => {
     expect(erased.json).toMatchObject({ partnerSubjectId: s.subject, status: 'pending' });
     const erasureId = String(erased.json!.erasureId);
     await waitUntil(
-      async () => cliFor(ctx.service, ['erasures', 'show', erasureId]).json?.status === 'completed',
+      async () => (await cliFor(ctx.service, ['erasures', 'show', erasureId])).json?.status === 'completed',
       60_000,
       'the erasure completed',
     );
-    const shown = cliFor(ctx.service, ['erasures', 'show', erasureId]);
+    const shown = await cliFor(ctx.service, ['erasures', 'show', erasureId]);
     expect(shown.json).toMatchObject({ erasureId, counts: { submissions: 1, results: 1 } });
-    expect(cliFor(ctx.service, ['erasures', 'show', randomUUID()]).code).toBe(1);
+    expect((await cliFor(ctx.service, ['erasures', 'show', randomUUID()])).code).toBe(1);
     expect((await getJson(ctx.service, `/v1/submissions/${submissionId}`, auth(account))).status).toBe(404);
   });
 });

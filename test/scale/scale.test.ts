@@ -38,9 +38,9 @@ describe('2 API + 2 worker processes on one PostgreSQL database', () => {
       DATABASE_POOL_SIZE: '4',
       RENDER_THREADS: '1',
     };
-    cli(env, ['migrate']);
-    const quick = cli(env, ['quickstart', '--name', 'Scale']);
-    cli(env, ['webhooks', 'set', '--partner', quick.partnerId as string, '--url', hook]);
+    await cli(env, ['migrate']);
+    const quick = await cli(env, ['quickstart', '--name', 'Scale']);
+    await cli(env, ['webhooks', 'set', '--partner', quick.partnerId as string, '--url', hook]);
     env.PARTNER_ID = quick.partnerId as string;
     env.API_KEY = quick.apiKey as string;
     for (const role of ['api', 'api', 'worker', 'worker'] as const) {

@@ -1,7 +1,11 @@
+import fs from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Store } from '../../src/store/index.js';
 import { type IngestCommand, IngestWriter } from '../../src/store/repositories/ingest.js';
+import { configureWriterConnection } from '../../src/store/sqlite/ingest-batch.js';
+import { waitUntil } from '../helpers/pipeline.js';
 import { ingestCommand, openTestStore } from '../helpers/store.js';
 
 let store: Store;
@@ -96,11 +100,47 @@ describe('IngestWriter', () => {
 
   it('commits durably, so an acknowledged ingest survives power loss', async () => {
     if (store.driver.name === 'sqlite') {
-      // synchronous=FULL with WAL: every commit is fsync'd.
-      const sync = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(store.driver.db);
-      expect(sync.rows[0]?.synchronous).toBe(2);
       const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(store.driver.db);
       expect(mode.rows[0]?.journal_mode).toBe('wal');
+      // The writer thread's connection, where submissions are committed: every commit fsync'd.
+      const writer = configureWriterConnection(new SqliteDatabase(store.describe.slice('sqlite:'.length)));
+      expect(writer.pragma('synchronous', { simple: true })).toBe(2);
+      writer.close();
+      // The event loop's connection appends a commit to the log (NORMAL) and answers its caller
+      // only once the log has been flushed (fdatasync, off the event loop).
+      const sync = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(store.driver.db);
+      expect(sync.rows[0]?.synchronous).toBe(1);
+      const held: Array<() => void> = [];
+      const fdatasync = fs.fdatasync;
+      const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((
+        fd: number,
+        callback: (error: Error | null) => void,
+      ) => {
+        held.push(() => fdatasync(fd, callback));
+      }) as unknown as typeof fs.fdatasync);
+      try {
+        let answered = false;
+        const write = store.system.batcher
+          .submit((trx) =>
+            store.system.audit.record(
+              trx,
+              tenantId,
+              { action: 'submission.read', resourceType: 'submission', resourceId: 'r' },
+              { actor: { type: 'operator', keyId: undefined }, requestId: 'q' },
+              new Date(),
+            ),
+          )
+          .then(() => {
+            answered = true;
+          });
+        await waitUntil(async () => held.length > 0, 10_000, 'the log flush');
+        expect(answered).toBe(false);
+        held.shift()?.();
+        await write;
+        expect(answered).toBe(true);
+      } finally {
+        spy.mockRestore();
+      }
     } else {
       // A commit returns only once its WAL record is flushed: nothing in our sessions relaxes it.
       const commit = await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(

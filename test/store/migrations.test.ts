@@ -9,6 +9,7 @@ import { Store, type StoreConfig } from '../../src/store/index.js';
 import { migrateTo, migrateToLatest, pendingMigrations } from '../../src/store/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
+import { AUDIT_COLUMNS } from '../../src/store/rows.js';
 import { WebhookAdmin } from '../../src/webhooks/admin.js';
 import { SecretBox } from '../../src/webhooks/index.js';
 import { recordResultReady } from '../../src/webhooks/outbox.js';
@@ -111,6 +112,22 @@ describe('migrations', () => {
       sql`alter table partners add column live_partner_id ${uuid}`,
     ];
     for (const statement of sandboxColumns) await statement.execute(db);
+    // Until 0009 there is no audit trail, but the ingest statements write the submission's event
+    // with its rows: a table of the same column types stands in (PostgreSQL keeps a prepared
+    // statement's parameter types), and is gone again before 0009 creates the real one.
+    const typed = {
+      id: 'uuid',
+      tenant_id: 'uuid',
+      actor_key_id: 'uuid',
+      occurred_at: 'timestamptz',
+    } as const;
+    let standIn = db.schema.createTable('audit_events');
+    for (const column of AUDIT_COLUMNS) {
+      const type =
+        driver.name === 'postgres' && column in typed ? typed[column as keyof typeof typed] : 'text';
+      standIn = standIn.addColumn(column, type);
+    }
+    await standIn.execute();
     const tenant = await store.system.accounts.createTenant('Älteste Klinik');
     const partner = await store.system.accounts.createPartner(tenant.tenantId, 'Partner 𝔘');
     const account = { tenantId: tenant.tenantId, partnerId: partner.partnerId };
@@ -237,6 +254,7 @@ describe('migrations', () => {
     // The latest version (0007: LZ4 for documents on PostgreSQL; 0009: the lifecycle tables):
     // nothing pending, nothing lost.
     await sql`alter table jobs drop column traceparent`.execute(db);
+    await db.schema.dropTable('audit_events').execute();
     for (const [table, column] of [
       ['tenants', 'mode'],
       ['tenants', 'live_tenant_id'],

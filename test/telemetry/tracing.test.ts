@@ -46,11 +46,15 @@ describe('OpenTelemetry traces', () => {
     expect(res.status).toBe(202);
     submissionId = ((await res.json()) as { submissionId: string }).submissionId;
     await waitUntil(async () => deployment.receiver.deliveries.length >= 1, 60_000, 'the callback');
-    // Spans are exported in batches: wait for the callback attempt's own span.
+    // Spans are exported in batches: wait for the callback attempt's own span and for its job's,
+    // which ends after it (once the attempt is committed).
     await waitUntil(
-      async () => otlp.trace(traceId).some((s) => s.name === 'webhook.attempt'),
+      async () =>
+        ['webhook.attempt', 'job webhook.deliver'].every((name) =>
+          otlp.trace(traceId).some((s) => s.name === name),
+        ),
       30_000,
-      'the webhook attempt span',
+      'the webhook attempt and delivery job spans',
     );
   }, 180_000);
 

@@ -60,7 +60,7 @@ function header(d: { headers: Record<string, string | string[] | undefined> }, n
 }
 
 async function deliveries(service: TestService, partnerId: string) {
-  const out = cliFor(service, ['webhooks', 'deliveries', '--partner', partnerId]);
+  const out = await cliFor(service, ['webhooks', 'deliveries', '--partner', partnerId]);
   expect(out.code, out.stderr).toBe(0);
   return out.json as {
     partnerId: string;
@@ -154,7 +154,7 @@ describe('result.ready delivery', () => {
 
   it('sends one signed result.ready that OpenSSL, Python and verifyWebhook accept; the result reads with it', async () => {
     const account = await createAccount(service);
-    const set = cliFor(service, [
+    const set = await cliFor(service, [
       'webhooks',
       'set',
       '--partner',
@@ -233,7 +233,9 @@ describe('result.ready delivery', () => {
 
   it('prefers json, then html, for reportId when no pdf was asked for, and omits it for scores only', async () => {
     const account = await createAccount(service);
-    expect(cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]).code).toBe(0);
+    expect(
+      (await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url])).code,
+    ).toBe(0);
     for (const [outputs, expected] of [
       [['score', 'html', 'json'], 'json'],
       [['score', 'html'], 'html'],
@@ -261,7 +263,7 @@ describe('result.ready delivery', () => {
 
   it('retries a receiver that drops the connection, then fails, on the schedule with new delivery ids and one event id', async () => {
     const account = await createAccount(service);
-    const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+    const set = await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
     const secret = set.json!.signingSecret as string;
     receiver.replies = ['reset', 503];
     const before = receiver.deliveries.length;
@@ -295,7 +297,7 @@ describe('result.ready delivery', () => {
 
   it('marks the event failed after the last scheduled attempt; redeliver sends it again with the same event id', async () => {
     const account = await createAccount(service);
-    cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+    await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
     receiver.fallback = 500;
     const before = receiver.deliveries.length;
     const resultId = await completeSubmission(service, account, DEADLINE);
@@ -307,7 +309,7 @@ describe('result.ready delivery', () => {
     const eventId = failed.deliveries[0]!.eventId;
 
     receiver.fallback = 204;
-    const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
+    const again = await cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.json).toEqual({ resultId, eventId });
     const redelivered = await waitUntil(
@@ -323,7 +325,7 @@ describe('result.ready delivery', () => {
     const account = await createAccount(service);
     const before = receiver.deliveries.length;
     const resultId = await completeSubmission(service, account, DEADLINE);
-    const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
+    const again = await cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('no callback registered');
     expect((await deliveries(service, account.partnerId)).deliveries).toEqual([]);
@@ -333,9 +335,9 @@ describe('result.ready delivery', () => {
   it('gives a result completed before registration its event on redeliver', async () => {
     const account = await createAccount(service);
     const resultId = await completeSubmission(service, account, DEADLINE);
-    const set = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+    const set = await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
     const before = receiver.deliveries.length;
-    const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
+    const again = await cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
     expect(again.code, again.stderr).toBe(0);
     const delivery = await waitUntil(async () => receiver.deliveries[before], DEADLINE, 'the delivery');
     expect(header(delivery, 'x-healthspan-event-id')).toBe(again.json!.eventId);
@@ -348,12 +350,12 @@ describe('result.ready delivery', () => {
 
   it('keeps signing with the old secret until a rotated one takes effect', async () => {
     const account = await createAccount(service);
-    const first = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]).json!
-      .signingSecret as string;
+    const first = (await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]))
+      .json!.signingSecret as string;
     const resultId = await completeSubmission(service, account, DEADLINE);
     await deliveriesOnce(service, account.partnerId, 'delivered');
 
-    const later = cliFor(service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]);
+    const later = await cliFor(service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]);
     expect(later.code, later.stderr).toBe(0);
     const pending = later.json as { partnerId: string; signingSecret: string; activatesAt: string };
     expect(pending.signingSecret).not.toBe(first);
@@ -363,7 +365,7 @@ describe('result.ready delivery', () => {
 
     const redeliver = async () => {
       const before = receiver.deliveries.length;
-      expect(cliFor(service, ['webhooks', 'redeliver', '--result', resultId]).code).toBe(0);
+      expect((await cliFor(service, ['webhooks', 'redeliver', '--result', resultId])).code).toBe(0);
       return waitUntil(async () => receiver.deliveries[before], DEADLINE, 'a redelivery');
     };
     const stillOld = await redeliver();
@@ -372,7 +374,7 @@ describe('result.ready delivery', () => {
       ok: false,
     });
 
-    const now = cliFor(service, [
+    const now = await cliFor(service, [
       'webhooks',
       'rotate-secret',
       '--partner',
@@ -388,7 +390,7 @@ describe('result.ready delivery', () => {
 
   it('stores signing secrets and receiver keys sealed, never in plain text', async () => {
     const account = await createAccount(service);
-    const set = cliFor(service, [
+    const set = await cliFor(service, [
       'webhooks',
       'set',
       '--partner',
@@ -454,15 +456,15 @@ describe('callback registration guard (WEBHOOK_ALLOW_INSECURE off)', () => {
     ['https://224.0.0.1/x', 'multicast'],
     ['https://[ff02::1]/x', 'multicast'],
     ['https://user:pass@hooks.example.com/x', 'user name'],
-  ])('refuses %s', (target, reason) => {
-    const out = cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', target]);
+  ])('refuses %s', async (target, reason) => {
+    const out = await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', target]);
     expect(out.code).toBe(1);
     expect(out.stderr).toContain(reason);
   });
 
-  it('refuses a receiver key header that would overwrite the delivery’s own headers', () => {
+  it('refuses a receiver key header that would overwrite the delivery’s own headers', async () => {
     for (const name of ['Content-Type', 'X-Healthspan-Signature', 'bad header']) {
-      const out = cliFor(service, [
+      const out = await cliFor(service, [
         'webhooks',
         'set',
         '--partner',
@@ -495,7 +497,9 @@ describe('redeliver while a retry is scheduled', () => {
 
   it('brings the scheduled attempt forward instead of adding a second delivery', async () => {
     const account = await createAccount(service);
-    expect(cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]).code).toBe(0);
+    expect(
+      (await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url])).code,
+    ).toBe(0);
     receiver.replies = [503];
     const resultId = await completeSubmission(service, account, DEADLINE);
     const db = service.store.driver.db;
@@ -508,7 +512,7 @@ describe('redeliver while a retry is scheduled', () => {
     );
     expect(receiver.deliveries).toHaveLength(1);
     // The next attempt is an hour away; redeliver makes it now.
-    const again = cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
+    const again = await cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
     expect(again.code, again.stderr).toBe(0);
     await waitUntil(async () => receiver.deliveries.length === 2, DEADLINE, 'the attempt brought forward');
     const ids = receiver.deliveries.map((d) => header(d, 'x-healthspan-event-id'));

@@ -46,7 +46,7 @@ describe('delivery across a restart', () => {
     };
     first = await startTestService(env);
     const account = await createAccount(first);
-    const set = cliFor(first, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+    const set = await cliFor(first, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
     expect(set.code, set.stderr).toBe(0);
     receiver.replies = [503, 502];
 
@@ -84,7 +84,7 @@ describe('delivery across a restart', () => {
       60_000,
       'the event to be delivered',
     );
-    const out = cliFor(second!, ['webhooks', 'deliveries', '--partner', account.partnerId]);
+    const out = await cliFor(second!, ['webhooks', 'deliveries', '--partner', account.partnerId]);
     const log = out.json as { deliveries: Array<{ status: string; attempts: Array<{ outcome: string }> }> };
     expect(log.deliveries[0]?.status).toBe('delivered');
     expect(log.deliveries[0]!.attempts.map((a) => a.outcome)).toEqual(['failed', 'failed', 'delivered']);

@@ -72,7 +72,7 @@ async function nextDelivery(action: () => Promise<string>): Promise<ReceivedDeli
 describe('Standard Webhooks signatures', () => {
   it('signs every delivery so standardwebhooks, Python and the contract recipe all verify it', async () => {
     const account = await createAccount(ctx.service);
-    const secret = setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
+    const secret = await setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     // A new secret is a valid Standard Webhooks secret as it is.
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(standardSecret(secret)).toBe(secret);
@@ -86,7 +86,11 @@ describe('Standard Webhooks signatures', () => {
     expect(verifyWebhook(delivery.rawBody, delivery.headers, secret)).toMatchObject({ ok: true });
 
     // Each check can fail: another secret, or one changed byte.
-    const wrong = setCallback(ctx.service, (await createAccount(ctx.service)).partnerId, ctx.receiverUrl);
+    const wrong = await setCallback(
+      ctx.service,
+      (await createAccount(ctx.service)).partnerId,
+      ctx.receiverUrl,
+    );
     expect(libraryVerifies(wrong, delivery)).toBe(false);
     expect(pythonVerifies(wrong, delivery)).toBe(false);
     const tampered = Buffer.from(delivery.rawBody.toString('utf8').replace('completed', 'Completed'));
@@ -96,18 +100,18 @@ describe('Standard Webhooks signatures', () => {
 
   it('lists both secrets’ signatures while a rotated secret waits to take effect', async () => {
     const account = await createAccount(ctx.service);
-    const old = setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
+    const old = await setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     const resultId = await completeSubmission(ctx.service, account);
     // This result's own first delivery (the receiver is shared with the other tests), so that the
     // delivery below is the redelivery, signed after the rotation.
     const ofResult = () =>
       ctx.receiver.deliveries.filter((d) => JSON.parse(d.rawBody.toString('utf8')).resultId === resultId);
     await waitUntil(async () => ofResult().length > 0, 60_000, 'the first delivery');
-    const rotated = cliFor(ctx.service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]).json!
-      .signingSecret as string;
+    const rotated = (await cliFor(ctx.service, ['webhooks', 'rotate-secret', '--partner', account.partnerId]))
+      .json!.signingSecret as string;
 
     const delivery = await nextDelivery(async () => {
-      cliFor(ctx.service, ['webhooks', 'redeliver', '--result', resultId]);
+      await cliFor(ctx.service, ['webhooks', 'redeliver', '--result', resultId]);
       return resultId;
     });
     expect(header(delivery, 'webhook-signature').split(' ')).toHaveLength(2);
@@ -122,7 +126,7 @@ describe('Standard Webhooks signatures', () => {
 
   it('signs with a secret issued before Standard Webhooks: same string for the contract, its standard spelling for libraries', async () => {
     const account = await createAccount(ctx.service);
-    setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
+    await setCallback(ctx.service, account.partnerId, ctx.receiverUrl);
     // A secret as they were issued until now: base64url, with the URL-safe letters in it.
     const legacy = `whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}`;
     expect(legacy).toMatch(/[-_]/);

@@ -34,7 +34,7 @@ describe('README walkthrough with a callback', () => {
     service = await startTestService({ WEBHOOK_ALLOW_INSECURE: 'true' });
     const account = await createAccount(service);
     const port = await freePort();
-    const set = cliFor(service, [
+    const set = await cliFor(service, [
       'webhooks',
       'set',
       '--partner',

@@ -15,6 +15,7 @@ import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
 import {
   ARTIFACT_COLUMNS,
   type ArtifactRow,
+  AUDIT_COLUMNS,
   JOB_COLUMNS,
   type ResultRow,
   SUBMISSION_COLUMNS,
@@ -54,6 +55,13 @@ export function openPostgresDriver(
   const { db } = connectPostgres(url, poolSize, logger, timeouts);
   const runner = new KyselyPreparedRunner();
   const ingestQuery = namedQuery(ingestStatement(db).compile());
+  // Four lanes for ingest, four for the queue. Queue work waits up to 25 ms after the previous
+  // commit to share the next one (measured: fewer, larger transactions cost PostgreSQL less CPU
+  // per job than 10 ms).
+  const committer = new CommitLanes(
+    Array.from({ length: 4 }, () => new CommitBatcher(db, runner)),
+    Array.from({ length: 4 }, () => new CommitBatcher(db, runner, 256, 25)),
+  );
   const claims = new Map<number, NamedQuery>();
   const results = new Map<number, NamedQuery>();
   const marks = new Map<number, NamedQuery>();
@@ -75,14 +83,7 @@ export function openPostgresDriver(
     jsonText: (column, field) => sql<string | null>`${sql.ref(column)}->>${field}`,
     readConsistent: (fn) => db.transaction().setIsolationLevel('repeatable read').execute(fn),
 
-    createCommitter: () =>
-      // Four lanes for ingest, four for the queue. Queue work waits up to 25 ms after the
-      // previous commit to share the next one (measured: fewer, larger transactions cost
-      // PostgreSQL less CPU per job than 10 ms).
-      new CommitLanes(
-        Array.from({ length: 4 }, () => new CommitBatcher(db, runner)),
-        Array.from({ length: 4 }, () => new CommitBatcher(db, runner, 256, 25)),
-      ),
+    committer,
     wakeSource: (listenerLogger) => new PostgresJobListener(clientConfig(url), listenerLogger),
 
     async tryExclusive(trx, lockKey) {
@@ -171,16 +172,24 @@ export function openPostgresDriver(
       return held.map((r) => r.id);
     },
 
-    async ingest(executor: Executor, rows: IngestRows): Promise<IngestWrite> {
-      const [row] = await runner.all<IngestRow>(executor, ingestQuery, {
-        k: rows.claim,
-        s: rows.submission,
-        j: rows.job,
-      });
-      if (!row) throw new Error('the ingest statement returned no row');
-      if (row.created === 1) return { created: true };
-      // The winner committed after this statement's snapshot when it saw no claim.
-      return { created: false, prior: row.submission_id === null ? undefined : (row as PriorClaim) };
+    ingest(rows: IngestRows): Promise<IngestWrite> {
+      return committer.submit(
+        async (trx) => {
+          const [row] = await runner.all<IngestRow>(trx, ingestQuery, {
+            k: rows.claim,
+            s: rows.submission,
+            j: rows.job,
+            e: rows.audit,
+          });
+          if (!row) throw new Error('the ingest statement returned no row');
+          if (row.created === 1) return { created: true };
+          // The winner committed after this statement's snapshot when it saw no claim.
+          return { created: false, prior: row.submission_id === null ? undefined : (row as PriorClaim) };
+        },
+        // A partner waits for its 202; the same key always takes the same lane, so its requests
+        // queue there.
+        { urgent: true, lockKey: `${rows.claim.partner_id}:${rows.claim.key_hash}` },
+      );
     },
 
     async createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]) {
@@ -231,8 +240,8 @@ export function openPostgresDriver(
  * - `claim` inserts the key, or takes it over once the previous claim has expired. The primary
  *   key decides between concurrent requests in any number of processes: a second insert of the
  *   same key waits for the first transaction and then conflicts.
- * - `submission` and `job` insert only if `claim` returned a row (the same rows SQLite inserts
- *   one by one); the job's trigger sends the jobs notification.
+ * - `submission`, `job` and its audit event insert only if `claim` returned a row (the same rows
+ *   SQLite inserts one by one); the job's trigger sends the jobs notification.
  * - The final select also returns the existing claim when this one lost, so an ordinary replay
  *   needs no second statement. That read sees the statement's snapshot: a winner that committed
  *   after it was taken is invisible, and the repository reads it then.
@@ -253,6 +262,12 @@ function ingestStatement(db: Kysely<Database>) {
         .columns(JOB_COLUMNS)
         .expression(qb.selectFrom('submission').select(rowSelection('j', JOB_COLUMNS)))
         .returning('id'),
+    )
+    .with('audit', (qb) =>
+      qb
+        .insertInto('audit_events')
+        .columns(AUDIT_COLUMNS)
+        .expression(qb.selectFrom('job').select(rowSelection('e', AUDIT_COLUMNS))),
     )
     .selectFrom(sql`(select)`.as('one'))
     .leftJoinLateral(

@@ -1,24 +1,17 @@
 import type { Selectable } from 'kysely';
-import {
-  AUDIT_OUTCOMES,
-  type AuditAction,
-  type AuditActor,
-  type AuditEvent,
-  type AuditOrigin,
-  type AuditResourceType,
+import type {
+  AuditAction,
+  AuditActor,
+  AuditEvent,
+  AuditOrigin,
+  AuditResourceType,
 } from '../../domain/audit.js';
 import { iso } from '../codec.js';
 import type { AuditEventTable } from '../database.js';
 import type { Driver } from '../driver.js';
-import { newId } from '../ids.js';
-import { type Executor, type NamedQuery, namedQuery, slot } from '../prepared.js';
-
-/** What was done, to which resource: the rest of an event comes from its origin and the clock. */
-export interface AuditEntry {
-  action: AuditAction;
-  resourceType: AuditResourceType;
-  resourceId: string;
-}
+import type { Executor, NamedQuery } from '../prepared.js';
+import { AUDIT_COLUMNS, type AuditEntry, auditRow } from '../rows.js';
+import { insertAuditEvent } from '../statements.js';
 
 /** Where a page of events starts: after this one (newest first). */
 export interface AuditCursor {
@@ -34,22 +27,6 @@ export interface AuditQuery {
   action?: AuditAction | undefined;
 }
 
-const COLUMNS = [
-  'id',
-  'tenant_id',
-  'occurred_at',
-  'action',
-  'resource_type',
-  'resource_id',
-  'actor_type',
-  'actor_key_id',
-  'request_id',
-  'correlation_id',
-  'outcome',
-] as const;
-
-type AuditRow = Record<(typeof COLUMNS)[number], string | null>;
-
 /**
  * The append-only audit trail. `record` runs inside the transaction of the action it records
  * (the group commit's), so an action and its event are committed together or not at all.
@@ -58,9 +35,7 @@ export class AuditRepository {
   private readonly insert: NamedQuery;
 
   constructor(private readonly driver: Driver) {
-    const values = {} as Record<(typeof COLUMNS)[number], string>;
-    for (const column of COLUMNS) values[column] = slot(`e.${column}`);
-    this.insert = namedQuery(driver.db.insertInto('audit_events').values(values).compile());
+    this.insert = insertAuditEvent(driver.db);
   }
 
   async record(
@@ -70,27 +45,14 @@ export class AuditRepository {
     origin: AuditOrigin,
     now: Date,
   ): Promise<void> {
-    const row: AuditRow = {
-      id: newId(),
-      tenant_id: tenantId,
-      occurred_at: now.toISOString(),
-      action: entry.action,
-      resource_type: entry.resourceType,
-      resource_id: entry.resourceId,
-      actor_type: origin.actor.type,
-      actor_key_id: origin.actor.keyId ?? null,
-      request_id: origin.requestId,
-      correlation_id: origin.correlationId ?? null,
-      outcome: AUDIT_OUTCOMES[0],
-    };
-    await this.driver.runner.run(trx, this.insert, { e: row });
+    await this.driver.runner.run(trx, this.insert, { e: auditRow(tenantId, entry, origin, now) });
   }
 
   /** One account's events, newest first; `limit + 1` are read to know whether more follow. */
   async list(tenantId: string, q: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }> {
     let query = this.driver.db
       .selectFrom('audit_events')
-      .select(COLUMNS)
+      .select(AUDIT_COLUMNS)
       .where('tenant_id', '=', tenantId)
       .orderBy('occurred_at', 'desc')
       .orderBy('id', 'desc')

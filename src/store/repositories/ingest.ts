@@ -1,10 +1,19 @@
 import type { Clock } from '../../clock.js';
+import type { AuditOrigin } from '../../domain/audit.js';
 import { iso } from '../codec.js';
 import type { Committer } from '../commit-batcher.js';
 import type { Driver, PriorClaim } from '../driver.js';
 import { newId } from '../ids.js';
 import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
-import { firstJob, idempotencyRow, jobRow, type SubmissionValues, submissionRow } from '../rows.js';
+import {
+  auditRow,
+  firstJob,
+  type IdempotencyRow,
+  idempotencyRow,
+  jobRow,
+  type SubmissionValues,
+  submissionRow,
+} from '../rows.js';
 import { priorClaim } from '../statements.js';
 import type { AuditRepository } from './audit.js';
 
@@ -50,16 +59,13 @@ export interface IngestPolicy {
 }
 
 /**
- * Stores accepted submissions with their first job and idempotency record.
+ * Stores accepted submissions with their first job, idempotency record and audit event.
  *
- * Group commit: each submission is a unit of work for the store's committer, which writes
- * everything submitted during one turn of the event loop (other submissions, job claims and
- * completions) in one transaction, each in its own savepoint should one fail. One durable
- * (fsync'd) commit thus acknowledges many requests, and no promise resolves before its commit,
- * so a 202 always means the rows are on disk.
- *
- * The rows come from `rows.ts`; the driver writes them (three statements on SQLite, one on
- * PostgreSQL). The idempotency decision is made here, the same for both.
+ * The rows come from `rows.ts`; the driver writes them and answers once they are durably
+ * committed, in a commit many submissions share (on SQLite, on its writer thread; on
+ * PostgreSQL, one statement in the group commit), so a 202 always means the rows are on disk.
+ * A request that finds its key taken is decided here, the same on both: a replay, a mismatch,
+ * or an erased submission.
  */
 export class IngestWriter {
   private readonly prior: NamedQuery;
@@ -76,18 +82,8 @@ export class IngestWriter {
     this.prior = namedQuery(priorClaim(driver.db).compile());
   }
 
-  async ingest(command: IngestCommand): Promise<IngestOutcome> {
-    const outcome = await this.committer.submit(
-      (trx) => this.writeOne(trx, command, command.receivedAt ?? this.clock()),
-      // The same key always takes the same lane (PostgreSQL): its requests queue there.
-      { urgent: true, lockKey: `${command.partnerId}:${command.idempotencyKeyHash}` },
-    );
-    if (outcome.kind === 'created') this.onCommitted();
-    return outcome;
-  }
-
-  /** Writes one submission inside the committer's transaction. */
-  private async writeOne(db: Executor, c: IngestCommand, now: Date): Promise<IngestOutcome> {
+  async ingest(c: IngestCommand): Promise<IngestOutcome> {
+    const now = c.receivedAt ?? this.clock();
     const submissionId = newId();
     const jobId = newId();
     const claim = idempotencyRow(
@@ -101,25 +97,24 @@ export class IngestWriter {
       this.policy.idempotencyTtlMs,
       now,
     );
-    const job = firstJob({ jobId, submissionId }, c, this.policy, now);
-    const written = await this.driver.ingest(db, {
-      claim,
-      submission: submissionRow(submissionId, c, now),
-      job: jobRow(job, now, null),
-    });
     const origin = {
       actor: { type: 'api_key' as const, keyId: c.keyId },
       requestId: c.requestId,
       correlationId: c.correlationId,
     };
-    if (written.created) {
-      await this.audit.record(
-        db,
+    const written = await this.driver.ingest({
+      claim,
+      submission: submissionRow(submissionId, c, now),
+      job: jobRow(firstJob({ jobId, submissionId }, c, this.policy, now), now, null),
+      audit: auditRow(
         c.tenantId,
         { action: 'submission.created', resourceType: 'submission', resourceId: submissionId },
         origin,
         now,
-      );
+      ),
+    });
+    if (written.created) {
+      this.onCommitted();
       return {
         kind: 'created',
         submissionId,
@@ -129,12 +124,27 @@ export class IngestWriter {
         receivedAt: now.toISOString(),
       };
     }
-    let prior = written.prior;
+    return this.committer.submit((trx) => this.decideReplay(trx, written.prior, claim, c, origin, now), {
+      urgent: true,
+      lockKey: `${c.partnerId}:${c.idempotencyKeyHash}`,
+    });
+  }
+
+  /** The key is taken: a replay of the same body (recorded), a mismatch, or an erased submission. */
+  private async decideReplay(
+    db: Executor,
+    seen: PriorClaim | undefined,
+    claim: IdempotencyRow,
+    c: IngestCommand,
+    origin: AuditOrigin,
+    now: Date,
+  ): Promise<IngestOutcome> {
+    let prior = seen;
     if (!prior) {
-      // Not seen on the way (SQLite reads it apart; on PostgreSQL the winner committed after
-      // the statement's snapshot): read it now, with a fresh one.
+      // Not seen on the way (on PostgreSQL the winner committed after the statement's
+      // snapshot): read it now, with a fresh one.
       [prior] = await this.driver.runner.all<PriorClaim>(db, this.prior, { k: claim });
-      if (!prior) throw new Error('idempotency key vanished during its own transaction');
+      if (!prior) throw new Error('idempotency key vanished after its claim was refused');
     }
     if (prior.erased || prior.received_at === null) return { kind: 'erased' };
     if (!prior.same_request && !c.sameBody(prior.original_body ?? '')) return { kind: 'mismatch' };

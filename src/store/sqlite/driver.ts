@@ -1,69 +1,79 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { CommitBatcher } from '../commit-batcher.js';
 import type { Database } from '../database.js';
-import type { AvailableArtifactValues, ClaimedRow, Driver, IngestRows, IngestWrite } from '../driver.js';
+import type { AvailableArtifactValues, ClaimedRow, Driver } from '../driver.js';
 import { pollForMigrationLock } from '../locks.js';
 import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
 import type { ArtifactRow, ResultRow } from '../rows.js';
 import {
   availableValues,
   CLAIMED_COLUMNS,
-  claimIdempotencyKey,
   dueJobs,
   heldBy,
   insertArtifact,
-  insertJob,
   insertResultIfAbsent,
-  insertSubmission,
   LEASE,
   markArtifactAvailable,
   touchResult,
 } from '../statements.js';
 import { isSqliteBusy, retryWhileBusy } from './busy.js';
+import { SqliteConnection, sqliteDialect } from './connection.js';
+import { IngestThread } from './ingest-thread.js';
 import { SqlitePreparedRunner } from './prepared-runner.js';
+import { WalSync } from './wal-sync.js';
+import { WriteTurns } from './write-turns.js';
 
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'healthspan.sqlite');
 }
 
 /**
- * The embedded store: one better-sqlite3 connection in `DATA_DIR`, in WAL mode with
- * `synchronous=FULL` (every acknowledged commit survives power loss). Statements run in-process,
- * so each operation is a few plain prepared statements.
+ * The embedded store: better-sqlite3 connections to one file in `DATA_DIR`, in WAL mode, every
+ * acknowledged commit durable against power loss. Statements run in-process, so each operation
+ * is a few plain prepared statements.
+ *
+ * Two connections write, taking turns (`WriteTurns`): the event loop's (queue, pipeline, reads,
+ * the CLI), whose commits are made durable off the loop (`WalSync`), and the ingest writer
+ * thread's (`IngestThread`), where accepted submissions are written and committed beside the
+ * event loop. The event loop never runs an ingest statement nor waits for the disk.
  */
 export function openSqliteDriver(dataDir: string): Driver {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = sqliteFile(dataDir);
   const sqlite = new SqliteDatabase(file);
-  // The CLI may write while the server runs: wait for the lock instead of failing.
+  // WAL lets readers run beside the writer. Two processes opening a fresh file both switch it,
+  // and SQLite refuses the loser at once ("database is locked") instead of waiting: ask again.
   sqlite.pragma('busy_timeout = 5000');
-  // WAL lets readers run beside the writer; FULL makes every acknowledged commit survive power
-  // loss. Two processes opening a fresh file both switch it, and SQLite refuses the loser at
-  // once ("database is locked") instead of waiting: ask again.
   retryWhileBusy(() => sqlite.pragma('journal_mode = WAL'), 5000);
-  sqlite.pragma('synchronous = FULL');
+  // Another process's lock is waited for on a timer (`SqliteConnection`), never in SQLite's busy
+  // handler, which sleeps on the event loop.
+  sqlite.pragma('busy_timeout = 0');
+  // Commits append to the log without waiting for the disk; `WalSync` flushes the log before a
+  // commit's caller is answered, which is what FULL would do inside the commit.
+  sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   // Deleted content is overwritten with zeros, so an erased subject's values do not linger in
   // free space of the file (docs/data-lifecycle.md); `flushDeletes` then clears the WAL.
   sqlite.pragma('secure_delete = ON');
 
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const runner = new SqlitePreparedRunner(sqlite);
+  const turns = new WriteTurns();
+  const wal = new WalSync(file);
+  const connection = new SqliteConnection(sqlite, turns, wal);
+  const db = new Kysely<Database>({ dialect: sqliteDialect(connection) });
+  const runner = new SqlitePreparedRunner(connection);
   const q = {
-    claimKey: namedQuery(claimIdempotencyKey(db).compile()),
-    submission: namedQuery(insertSubmission(db).compile()),
-    job: insertJob(db),
     result: namedQuery(insertResultIfAbsent(db).compile()),
     artifact: namedQuery(insertArtifact(db).compile()),
     markAvailable: namedQuery(markArtifactAvailable(db, 0).compile()),
     touch: namedQuery(touchResult(db).compile()),
   };
   const claims = new Map<number, NamedQuery>();
-  // One committer for the one connection: it is the store's only writer.
+  // One committer for the event loop's connection.
   const committer = new CommitBatcher(db, runner);
+  const ingestThread = new IngestThread(file, turns);
 
   return {
     name: 'sqlite',
@@ -72,8 +82,17 @@ export function openSqliteDriver(dataDir: string): Driver {
     describe: `sqlite:${file}`,
     bool: (value) => (value ? 1 : 0),
     jsonText: (column, field) => sql<string | null>`json_extract(${sql.ref(column)}, ${`$.${field}`})`,
-    readConsistent: (fn) => fn(db),
-    createCommitter: () => committer,
+    // One read transaction: the writer thread commits beside the event loop.
+    readConsistent: (fn) =>
+      db.connection().execute(async (conn) => {
+        await sql`begin`.execute(conn);
+        try {
+          return await fn(conn);
+        } finally {
+          await sql`rollback`.execute(conn);
+        }
+      }),
+    committer,
     wakeSource: () => undefined,
     tryExclusive: async () => true,
 
@@ -139,14 +158,7 @@ export function openSqliteDriver(dataDir: string): Driver {
       return held.map((r) => r.id);
     },
 
-    async ingest(executor: Executor, rows: IngestRows): Promise<IngestWrite> {
-      const values = { k: rows.claim };
-      const [claimed] = await runner.all<{ submission_id: string }>(executor, q.claimKey, values);
-      if (claimed?.submission_id !== rows.claim.submission_id) return { created: false, prior: undefined };
-      await runner.run(executor, q.submission, { s: rows.submission });
-      await runner.run(executor, q.job, { j: rows.job });
-      return { created: true };
-    },
+    ingest: (rows) => ingestThread.ingest(rows),
 
     async createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]) {
       const [created] = await runner.all<{ id: string }>(trx, q.result, { r: result });
@@ -172,6 +184,11 @@ export function openSqliteDriver(dataDir: string): Driver {
       await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
     },
 
-    close: () => db.destroy(),
+    async close() {
+      await ingestThread.close();
+      await db.destroy();
+      sqlite.close();
+      wal.close();
+    },
   };
 }

@@ -1,0 +1,162 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { IngestRows, IngestWrite } from '../driver.js';
+import { describe } from './ingest-batch.js';
+import type { WriteTurns } from './write-turns.js';
+import type { WriterReply, WriterRequest } from './writer-messages.js';
+
+interface Pending {
+  rows: IngestRows;
+  resolve(write: IngestWrite): void;
+  reject(error: Error): void;
+}
+
+function asError(error: { message: string; code: string | undefined }): Error {
+  return Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code });
+}
+
+type Answer = { resolve(reply: WriterReply): void; reject(error: Error): void };
+
+/**
+ * The event loop's side of the SQLite writer thread (`writer-thread.ts`). Submissions accepted
+ * during one turn of the event loop cross to the thread together, as rows, in one message; the
+ * outcomes come back in one message. A batch is sent every turn that has one, without waiting
+ * for the previous to be answered, so the thread writes while the event loop reads the next
+ * requests; batches that reach the thread while it writes share its next commit.
+ *
+ * The thread's batches hold the process's write turn (`WriteTurns`) from the first sent to the
+ * last answered: when the event loop's connection asks for the turn, no new batch is sent until
+ * those in flight are answered and the turn has been passed on. So the two connections never
+ * meet at SQLite's lock.
+ *
+ * The thread starts with the first submission (the CLI never needs it) and again after it died;
+ * batches that were in flight when it died fail, and nothing of them was acknowledged.
+ */
+export class IngestThread {
+  private worker: Worker | undefined;
+  private readonly queue: Pending[] = [];
+  /** Answers awaited from the thread, in the order its replies come. */
+  private readonly answers: Answer[] = [];
+  private scheduled = false;
+  private holdsTurn = false;
+  private acquiring = false;
+  private closed = false;
+  private idle: Array<() => void> = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly turns: WriteTurns,
+    private readonly maxBatch = 256,
+  ) {}
+
+  ingest(rows: IngestRows): Promise<IngestWrite> {
+    if (this.closed) return Promise.reject(new Error('the store is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ rows, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** The rest of this turn's submissions join the batch. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.send();
+    });
+  }
+
+  private async send(): Promise<void> {
+    if (this.queue.length === 0) return;
+    if (!this.holdsTurn) {
+      if (this.acquiring) return;
+      this.acquiring = true;
+      await this.turns.acquire();
+      this.acquiring = false;
+      this.holdsTurn = true;
+    } else if (this.turns.contended) {
+      // Let the waiting writer in once the batches in flight are answered (`answered`).
+      return;
+    }
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      this.request({ kind: 'ingest', units: batch.map((p) => p.rows) }).then(
+        (reply) => this.settle(batch, reply),
+        (error: unknown) => this.settle(batch, { ok: false, error: describe(error) }),
+      );
+    }
+  }
+
+  private settle(batch: Pending[], reply: WriterReply): void {
+    for (const [i, p] of batch.entries()) {
+      const outcome = reply.ok ? reply.outcomes[i] : undefined;
+      if (outcome?.ok) p.resolve(outcome.value);
+      else p.reject(asError(outcome ? outcome.error : reply.ok ? describe('no outcome') : reply.error));
+    }
+    if (this.answers.length > 0 || !this.holdsTurn) return;
+    // Nothing in flight: the turn goes to whoever waits, and comes back for what queued meanwhile.
+    this.holdsTurn = false;
+    this.turns.release();
+    if (this.queue.length > 0) this.schedule();
+    for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  private request(request: WriterRequest): Promise<WriterReply> {
+    const worker = this.worker ?? this.start();
+    return new Promise<WriterReply>((resolve, reject) => {
+      this.answers.push({ resolve, reject });
+      // Kept alive only while it has work: an idle thread never holds the process open.
+      if (this.answers.length === 1) worker.ref();
+      worker.postMessage(request);
+    });
+  }
+
+  private start(): Worker {
+    const worker = new Worker(threadFile(), { workerData: { file: this.file } });
+    worker.unref();
+    worker.on('message', (reply: WriterReply) => {
+      if (worker !== this.worker) return;
+      const answer = this.answers.shift();
+      if (this.answers.length === 0) worker.unref();
+      answer?.resolve(reply);
+    });
+    worker.on('error', (error) => this.lost(worker, error));
+    worker.on('exit', (code) => this.lost(worker, new Error(`the SQLite writer thread exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private lost(worker: Worker, error: Error): void {
+    if (worker !== this.worker) return;
+    this.worker = undefined;
+    for (const answer of this.answers.splice(0)) answer.reject(error);
+  }
+
+  /** Writes what is queued, then closes the thread's connection and ends the thread. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.queue.length > 0 || this.answers.length > 0 || this.acquiring || this.scheduled) {
+      await new Promise<void>((resolve) => {
+        this.idle.push(resolve);
+        setTimeout(resolve, 10);
+      });
+    }
+    const worker = this.worker;
+    if (!worker) return;
+    await this.request({ kind: 'close' });
+    this.worker = undefined;
+    await worker.terminate();
+  }
+}
+
+/**
+ * The compiled thread entry beside this file; from sources (tests), the build's copy: a worker
+ * thread runs JavaScript only.
+ */
+function threadFile(): URL {
+  const sibling = new URL('./writer-thread.js', import.meta.url);
+  if (existsSync(fileURLToPath(sibling))) return sibling;
+  return new URL('../../../dist/store/sqlite/writer-thread.js', import.meta.url);
+}

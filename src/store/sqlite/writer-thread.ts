@@ -1,0 +1,54 @@
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import SqliteDatabase from 'better-sqlite3';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
+import type { Database } from '../database.js';
+import type { IngestRows } from '../driver.js';
+import { configureWriterConnection, describe, IngestBatchWriter, ingestStatements } from './ingest-batch.js';
+import type { WriterReply, WriterRequest } from './writer-messages.js';
+
+/**
+ * The SQLite writer thread: its own connection to the store's file (`configureWriterConnection`),
+ * so the statements of accepted submissions and their commit (the fsync, and any checkpoint it
+ * triggers) run here, beside the event loop. Whose turn it is to write is decided on the event
+ * loop (`IngestThread`), which sends a batch every turn it has any; batches that arrived while
+ * one was being written are written together, in one transaction and one commit.
+ */
+const { file } = workerData as { file: string };
+const sqlite = configureWriterConnection(new SqliteDatabase(file));
+
+// Statements are compiled from the same builders the event loop uses; this Kysely only compiles.
+const compiler = new Kysely<Database>({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  },
+});
+const writer = new IngestBatchWriter(sqlite, ingestStatements(compiler));
+const port = parentPort;
+
+port?.on('message', (first: WriterRequest) => {
+  const requests = [first];
+  for (let next = receiveMessageOnPort(port); next; next = receiveMessageOnPort(port)) {
+    requests.push(next.message as WriterRequest);
+  }
+  const units: IngestRows[] = [];
+  for (const request of requests) if (request.kind === 'ingest') units.push(...request.units);
+  let replies: WriterReply[];
+  try {
+    const outcomes = units.length > 0 ? writer.write(units) : [];
+    let at = 0;
+    replies = requests.map((request) => {
+      if (request.kind === 'close') return { ok: true, outcomes: [] };
+      const mine = outcomes.slice(at, at + request.units.length);
+      at += request.units.length;
+      return { ok: true, outcomes: mine };
+    });
+  } catch (error) {
+    const failed: WriterReply = { ok: false, error: describe(error) };
+    replies = requests.map(() => failed);
+  }
+  if (requests.some((request) => request.kind === 'close')) sqlite.close();
+  for (const reply of replies) port.postMessage(reply);
+});
