@@ -82,7 +82,7 @@ export async function startService(
   const clock = options.clock ?? systemClock;
   // Before the store opens: the pg instrumentation must patch the client before it connects.
   const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: VERSION, role }) : undefined;
-  const store = Store.open(config, logger, clock);
+  const store = Store.open(config, logger, clock, { background: true });
   if (config.migrateOnStart) {
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');

@@ -25,7 +25,7 @@ import { TenantArtifacts } from './repositories/tenant-artifacts.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
 import type { AuditEntry } from './rows.js';
 import { loadOrCreateSecret } from './secrets.js';
-import { openSqliteDriver } from './sqlite/driver.js';
+import { openSqliteDriver, type SqliteDriverOptions } from './sqlite/driver.js';
 import type { ArtifactGateway, TenantAccess, TenantGateway } from './tenant-access.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -141,6 +141,8 @@ export class Store implements TenantGateway, ArtifactGateway {
     config: StoreConfig,
     logger: Logger = pino({ level: 'silent' }),
     clock: Clock = systemClock,
+    /** The service's store: background work (SQLite's checkpoints) runs off the event loop. */
+    options: SqliteDriverOptions = {},
   ): Store {
     if (config.databaseUrl !== undefined && !isPostgresUrl(config.databaseUrl)) {
       throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
@@ -148,7 +150,7 @@ export class Store implements TenantGateway, ArtifactGateway {
     const driver = isPostgresUrl(config.databaseUrl)
       ? // Callers without a full Config (tests, tools) get the setting's default pool size.
         openPostgresDriver(config.databaseUrl, config.databasePoolSize ?? 10, logger)
-      : openSqliteDriver(config.dataDir);
+      : openSqliteDriver(config.dataDir, options);
     return new Store(
       driver,
       { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts },

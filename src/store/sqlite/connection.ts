@@ -66,6 +66,8 @@ export class SqliteConnection implements DatabaseConnection {
     private readonly sqlite: SqliteDatabase.Database,
     private readonly turns: WriteTurns,
     private readonly wal: WalSync,
+    /** Told after each commit (the driver asks for a checkpoint off the event loop). */
+    private readonly committed: () => void = () => {},
   ) {}
 
   private statement(sql: string): SqliteDatabase.Statement {
@@ -95,6 +97,7 @@ export class SqliteConnection implements DatabaseConnection {
       return result;
     }
     this.turns.release();
+    this.committed();
     await this.wal.sync();
     return result;
   }
@@ -112,7 +115,10 @@ export class SqliteConnection implements DatabaseConnection {
       if (this.transactionTurn && !this.sqlite.inTransaction) {
         this.transactionTurn = false;
         this.turns.release();
-        if (result !== undefined && ENDS_WITH_COMMIT.test(sql)) await this.wal.sync();
+        if (result !== undefined && ENDS_WITH_COMMIT.test(sql)) {
+          this.committed();
+          await this.wal.sync();
+        }
       }
     }
     return result;

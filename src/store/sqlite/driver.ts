@@ -26,6 +26,9 @@ import { SqlitePreparedRunner } from './prepared-runner.js';
 import { WalSync } from './wal-sync.js';
 import { WriteTurns } from './write-turns.js';
 
+/** 80 MB of log (SQLite's default is 1,000 pages, 4 MB). */
+const BACKSTOP_CHECKPOINT_PAGES = 20_000;
+
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'healthspan.sqlite');
 }
@@ -40,7 +43,16 @@ export function sqliteFile(dataDir: string): string {
  * thread's (`IngestThread`), where accepted submissions are written and committed beside the
  * event loop. The event loop never runs an ingest statement nor waits for the disk.
  */
-export function openSqliteDriver(dataDir: string): Driver {
+export interface SqliteDriverOptions {
+  /**
+   * A long-running process (the service): checkpoints, which copy the log into the database
+   * file and sync both, run on the writer thread, off the event loop. Otherwise (the CLI, a
+   * test's store) SQLite runs them itself after a commit, as usual.
+   */
+  background?: boolean;
+}
+
+export function openSqliteDriver(dataDir: string, options: SqliteDriverOptions = {}): Driver {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = sqliteFile(dataDir);
   const sqlite = new SqliteDatabase(file);
@@ -61,7 +73,15 @@ export function openSqliteDriver(dataDir: string): Driver {
 
   const turns = new WriteTurns();
   const wal = new WalSync(file);
-  const connection = new SqliteConnection(sqlite, turns, wal);
+  const ingestThread = new IngestThread(file, turns);
+  if (options.background) {
+    // SQLite's own checkpoint after a commit would run on the event loop; the thread's keep the
+    // log short, and this one is left only as a backstop should they stop.
+    sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+  }
+  const connection = new SqliteConnection(sqlite, turns, wal, () => {
+    if (options.background) ingestThread.checkpoint();
+  });
   const db = new Kysely<Database>({ dialect: sqliteDialect(connection) });
   const runner = new SqlitePreparedRunner(connection);
   const q = {
@@ -73,7 +93,6 @@ export function openSqliteDriver(dataDir: string): Driver {
   const claims = new Map<number, NamedQuery>();
   // One committer for the event loop's connection.
   const committer = new CommitBatcher(db, runner);
-  const ingestThread = new IngestThread(file, turns);
 
   return {
     name: 'sqlite',
@@ -179,10 +198,9 @@ export function openSqliteDriver(dataDir: string): Driver {
       await runner.run(trx, q.touch, { resultId, now });
     },
 
-    async flushDeletes() {
-      // Through Kysely, so it waits for a transaction of the group commit to end first.
-      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
-    },
+    // On the writer thread, which runs the other checkpoints too: two checkpoints at once
+    // make the second give up.
+    flushDeletes: () => ingestThread.truncateLog(),
 
     async close() {
       await ingestThread.close();

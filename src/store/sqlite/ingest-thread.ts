@@ -16,6 +16,12 @@ function asError(error: { message: string; code: string | undefined }): Error {
   return Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code });
 }
 
+/** Between two checkpoints asked for by commits that keep coming. */
+const CHECKPOINT_SPACING_MS = 100;
+
+/** A truncating checkpoint is tried this often, `CHECKPOINT_SPACING_MS` apart. */
+const TRUNCATE_TRIES = 50;
+
 type Answer = { resolve(reply: WriterReply): void; reject(error: Error): void };
 
 /**
@@ -39,6 +45,10 @@ export class IngestThread {
   /** Answers awaited from the thread, in the order its replies come. */
   private readonly answers: Answer[] = [];
   private scheduled = false;
+  /** Ingest batches sent and not yet answered: the write turn is held while there are any. */
+  private batchesInFlight = 0;
+  private checkpointing = false;
+  private checkpointAgain = false;
   private holdsTurn = false;
   private acquiring = false;
   private closed = false;
@@ -82,6 +92,7 @@ export class IngestThread {
     }
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
+      this.batchesInFlight += 1;
       this.request({ kind: 'ingest', units: batch.map((p) => p.rows) }).then(
         (reply) => this.settle(batch, reply),
         (error: unknown) => this.settle(batch, { ok: false, error: describe(error) }),
@@ -95,11 +106,56 @@ export class IngestThread {
       if (outcome?.ok) p.resolve(outcome.value);
       else p.reject(asError(outcome ? outcome.error : reply.ok ? describe('no outcome') : reply.error));
     }
-    if (this.answers.length > 0 || !this.holdsTurn) return;
+    this.batchesInFlight -= 1;
+    if (this.batchesInFlight > 0 || !this.holdsTurn) return;
     // Nothing in flight: the turn goes to whoever waits, and comes back for what queued meanwhile.
     this.holdsTurn = false;
     this.turns.release();
     if (this.queue.length > 0) this.schedule();
+    this.wakeIdle();
+  }
+
+  /**
+   * Asks the thread to copy what the log holds into the database file (a passive checkpoint:
+   * it waits for no reader or writer), so that work, and the two fsyncs it takes, stay off the
+   * event loop. One at a time: asked again meanwhile, it runs once more when this one ends.
+   */
+  checkpoint(): void {
+    if (this.closed) return;
+    if (this.checkpointing) {
+      this.checkpointAgain = true;
+      return;
+    }
+    this.checkpointing = true;
+    const done = () => {
+      this.checkpointing = false;
+      if (this.checkpointAgain) {
+        this.checkpointAgain = false;
+        // Spaced: a checkpoint per commit would copy the log a page at a time.
+        setTimeout(() => this.checkpoint(), CHECKPOINT_SPACING_MS).unref();
+      } else this.wakeIdle();
+    };
+    // A failed pass leaves the frames in the log for the next one (or SQLite's own).
+    this.request({ kind: 'checkpoint' }).then(done, done);
+  }
+
+  /**
+   * Copies the whole log into the database file and truncates it, so no older copy of a page
+   * (an erased row's) survives there. Asked again while a reader or writer keeps it from
+   * finishing; fails after `TRUNCATE_TRIES` tries.
+   */
+  async truncateLog(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const reply = await this.request({ kind: 'truncate' });
+      if (!reply.ok) throw asError(reply.error);
+      if (reply.busy !== true) return;
+      if (attempt >= TRUNCATE_TRIES)
+        throw new Error('the SQLite log could not be truncated: it stayed in use');
+      await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_SPACING_MS));
+    }
+  }
+
+  private wakeIdle(): void {
     for (const resolve of this.idle.splice(0)) resolve();
   }
 
@@ -142,7 +198,13 @@ export class IngestThread {
   /** Writes what is queued, then closes the thread's connection and ends the thread. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.queue.length > 0 || this.answers.length > 0 || this.acquiring || this.scheduled) {
+    while (
+      this.queue.length > 0 ||
+      this.answers.length > 0 ||
+      this.acquiring ||
+      this.scheduled ||
+      this.checkpointing
+    ) {
       await new Promise<void>((resolve) => {
         this.idle.push(resolve);
         setTimeout(resolve, 10);

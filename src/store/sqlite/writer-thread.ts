@@ -40,7 +40,7 @@ port?.on('message', (first: WriterRequest) => {
     const outcomes = units.length > 0 ? writer.write(units) : [];
     let at = 0;
     replies = requests.map((request) => {
-      if (request.kind === 'close') return { ok: true, outcomes: [] };
+      if (request.kind !== 'ingest') return { ok: true, outcomes: [] };
       const mine = outcomes.slice(at, at + request.units.length);
       at += request.units.length;
       return { ok: true, outcomes: mine };
@@ -49,6 +49,21 @@ port?.on('message', (first: WriterRequest) => {
     const failed: WriterReply = { ok: false, error: describe(error) };
     replies = requests.map(() => failed);
   }
-  if (requests.some((request) => request.kind === 'close')) sqlite.close();
+  for (const [i, request] of requests.entries()) {
+    if (request.kind === 'checkpoint') {
+      try {
+        sqlite.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // Left for the next pass: nothing depends on this one.
+      }
+    } else if (request.kind === 'truncate') {
+      try {
+        const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+        replies[i] = { ok: true, outcomes: [], busy: result?.busy === 1 };
+      } catch (error) {
+        replies[i] = { ok: false, error: describe(error) };
+      }
+    } else if (request.kind === 'close') sqlite.close();
+  }
   for (const reply of replies) port.postMessage(reply);
 });
