@@ -1,27 +1,18 @@
-import { deflateSync } from 'node:zlib';
-import { type EmbeddedFont, FACE_NAMES, type Face, TOKENS } from './pdf-fonts.js';
+import { type Face, layout, TOKENS } from './pdf-fonts.js';
+import type { SubsetFont } from './pdf-subset.js';
 
 /**
  * The pdf renderer's drawing surface: single-line text and simple vector shapes, written as
- * PDF content operators through pdfkit's public `addContent`. Glyphs are encoded by the
- * document's own embedded fonts, so font subsets, widths and the ToUnicode map stay pdfkit's.
+ * PDF content operators, page by page. Each page's operators become its content stream.
  *
- * Why not pdfkit's `text()` and path API: each call costs tens of microseconds (option
- * merging, three layouts of the string, several content writes, colours written with 16
- * decimals), and a report has some 300 lines and 200 shapes; the pdf budget is a few
- * milliseconds (bench/reports.mjs). Operators are collected per page and written in one
- * block by `flush`, which the renderer calls before it changes page and before `end`.
+ * Coordinates are the renderer's: origin at the top left, y down; for text, `y` is the top of the
+ * line box. They are written in PDF space (y up) with at most two decimals.
  *
- * A page's block goes into a form XObject compressed here at zlib level 1, drawn by a one-line
- * page content; the document itself is created with pdfkit's compression off. pdfkit
- * compresses every stream at the default level in a call of its own, which took longer than
- * all the drawing; one level-1 call per page costs a fraction and the file stays small.
- *
- * Coordinates are pdfkit's: origin at the top left, y down; for text, `y` is the top of the
- * line box (pdfkit's default `baseline: 'top'`).
+ * Drawing is written in segments, each inside `q … Q` with its own graphics state (fill and
+ * stroke colour, line width, dash, font), so state never leaks from one segment into another: a
+ * page's body is one segment and its footer another, and a line that needs per-glyph placement
+ * (marks over letters) is written between segments, the way pdfkit writes it.
  */
-
-const NO_FEATURES: unknown[] = [];
 
 /** A coordinate or size with at most two decimals (1/7200 inch), built from integers. */
 function num(n: number): string {
@@ -32,6 +23,11 @@ function num(n: number): string {
   if (frac === 0) return whole;
   if (frac % 10 === 0) return `${whole}.${frac / 10}`;
   return `${whole}.${frac < 10 ? '0' : ''}${frac}`;
+}
+
+/** pdfkit's numbers in content: at most six decimals. */
+function num6(n: number): string {
+  return String(Math.round(n * 1e6) / 1e6);
 }
 
 /**
@@ -59,10 +55,16 @@ function rgb(hex: string): string {
   return v;
 }
 
+/** `#rrggbb` as pdfkit writes a fill colour: each channel / 255 in full. */
+function rgbFull(hex: string): string {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return `${((n >> 16) & 255) / 255} ${((n >> 8) & 255) / 255} ${(n & 255) / 255}`;
+}
+
 /**
- * The TJ operand of each line and word, per face, for those whose glyphs all come from the
- * seed (so whose codes are the same in every document): most of a report's lines repeat
- * across reports, and a new line is mostly made of words seen before.
+ * The TJ operand (without brackets) of each line and word, per face, for those whose glyphs all
+ * come from the seed (so whose codes are the same in every document): most of a report's lines
+ * repeat across reports, and a new line is mostly made of words seen before.
  */
 const MAX_CACHED = 20_000;
 const shown: Record<Face, Map<string, string>> = { regular: new Map(), bold: new Map() };
@@ -70,6 +72,14 @@ const shown: Record<Face, Map<string, string>> = { regular: new Map(), bold: new
 function remember(cache: Map<string, string>, text: string, tj: string): void {
   if (cache.size >= MAX_CACHED) cache.clear();
   cache.set(text, tj);
+}
+
+/**
+ * Two TJ operands as one. Each is a sequence of `(glyphs)` and kerning numbers starting with a
+ * string; when the first ends with a string, the two strings become one.
+ */
+function joinTj(a: string, b: string): string {
+  return a.charCodeAt(a.length - 1) === 0x29 ? `${a.slice(0, -1)}${b.slice(1)}` : `${a} ${b}`;
 }
 
 export interface PathStyle {
@@ -83,29 +93,62 @@ export interface PathStyle {
 /** Bézier control distance for a quarter circle. */
 const KAPPA = 0.5522847498;
 
-/** Blocks smaller than this (footers) are written straight into the page content. */
-const SMALL_BLOCK = 2048;
-
 export class Content {
+  private readonly pages: string[][] = [];
   private ops: string[] = [];
+  private open = false;
   private inText = false;
-  private readonly used = new Set<Face>();
-  /** Graphics state set in the block being collected, so unchanged state is not repeated. */
+  /** Graphics state set in the segment being written, so unchanged state is not repeated. */
   private fill = '';
   private stroke = '';
   private lineWidth = -1;
   private dashed = false;
   private font = '';
-  private forms = 0;
 
   constructor(
-    private readonly doc: PDFKit.PDFDocument,
-    private readonly fonts: Readonly<Record<Face, EmbeddedFont>>,
-    private readonly seeded: Readonly<Record<Face, number>>,
+    private readonly fonts: Readonly<Record<Face, SubsetFont>>,
+    private readonly height: number,
   ) {}
 
-  private get height(): number {
-    return this.doc.page.height;
+  get pageCount(): number {
+    return this.pages.length;
+  }
+
+  newPage(): void {
+    this.close();
+    this.ops = [];
+    this.pages.push(this.ops);
+  }
+
+  /** Goes back to a page to draw more on it (after what it holds). */
+  toPage(index: number): void {
+    this.close();
+    this.ops = this.pages[index]!;
+  }
+
+  /** Each page's content stream. */
+  finish(): string[] {
+    this.close();
+    return this.pages.map((ops) => ops.join('\n'));
+  }
+
+  private begin(): void {
+    if (this.open) return;
+    this.ops.push('q');
+    this.open = true;
+  }
+
+  /** Ends the segment: the next one starts from the page's graphics state. */
+  private close(): void {
+    if (this.inText) this.ops.push('ET');
+    if (this.open) this.ops.push('Q');
+    this.open = false;
+    this.inText = false;
+    this.fill = '';
+    this.stroke = '';
+    this.lineWidth = -1;
+    this.dashed = false;
+    this.font = '';
   }
 
   // Text
@@ -115,12 +158,11 @@ export class Content {
     const font = this.fonts[face];
     const tj = this.encode(face, text);
     if (tj === null) {
-      // Mark positioning (combining accents) needs per-glyph moves: pdfkit places this line.
-      this.flush();
-      this.doc.font(FACE_NAMES[face]).fontSize(size).fillColor(colour);
-      this.doc.text(text, x, y, { lineBreak: false, features: [] });
+      this.close();
+      this.placed(face, size, colour, x, y, text);
       return;
     }
+    this.begin();
     if (!this.inText) {
       this.ops.push('BT');
       this.inText = true;
@@ -131,42 +173,46 @@ export class Content {
       this.ops.push(fontOp);
       this.font = fontOp;
     }
-    this.used.add(face);
     const baseline = this.height - y - (font.ascender / 1000) * size;
     this.ops.push(`1 0 0 1 ${num(x)} ${num(baseline)} Tm [${tj}] TJ`);
   }
 
-  /** The line's glyphs as a TJ operand, or null when pdfkit has to place them itself. */
+  /** The line's glyphs as a TJ operand, or null when glyphs need placing one by one. */
   private encode(face: Face, text: string): string | null {
     const cache = shown[face];
     const cached = cache.get(text);
     if (cached !== undefined) return cached;
     const tokens = text.match(TOKENS);
-    if (tokens === null || tokens.length < 2) return this.encodeWord(face, text);
+    if (tokens === null || tokens.length < 2) return this.encodeRun(face, text);
     let tj = '';
+    let seedOnly = true;
     for (const token of tokens) {
-      const part = this.encodeWord(face, token);
-      if (part === null) return null;
-      tj += part;
+      let part = cache.get(token);
+      if (part === undefined) {
+        const encoded = this.encodeRun(face, token);
+        if (encoded === null) return null;
+        part = encoded;
+        // encodeRun caches what the seed alone draws.
+        if (!cache.has(token)) seedOnly = false;
+      }
+      tj = tj === '' ? part : joinTj(tj, part);
     }
-    // Every word came from the seed only if each was cached.
-    if (tokens.every((t) => cache.has(t))) remember(cache, text, tj);
+    if (seedOnly) remember(cache, text, tj);
     return tj;
   }
 
-  private encodeWord(face: Face, text: string): string | null {
-    const cache = shown[face];
-    const cached = cache.get(text);
-    if (cached !== undefined) return cached;
-    const [hex, positions] = this.fonts[face].encode(text, NO_FEATURES);
+  private encodeRun(face: Face, text: string): string | null {
+    const { glyphs, positions } = layout(face, text);
+    const font = this.fonts[face];
     let tj = '';
     let run = '';
-    let seededOnly = true;
-    for (let i = 0; i < hex.length; i++) {
+    let seedOnly = true;
+    for (let i = 0; i < glyphs.length; i++) {
       const p = positions[i]!;
       if (p.xOffset !== 0 || p.yOffset !== 0) return null;
-      const code = Number.parseInt(hex[i]!, 16);
-      if (code > this.seeded[face]) seededOnly = false;
+      const glyph = glyphs[i]!;
+      if (!font.isSeed(glyph)) seedOnly = false;
+      const code = font.code(glyph);
       run += BYTE[code >> 8]! + BYTE[code & 255]!;
       const kern = p.xAdvance - p.advanceWidth;
       if (kern !== 0) {
@@ -174,9 +220,64 @@ export class Content {
         run = '';
       }
     }
-    if (run !== '') tj += `(${run}) `;
-    if (seededOnly) remember(cache, text, tj);
+    tj = run === '' ? tj.slice(0, -1) : `${tj}(${run})`;
+    if (tj === '') tj = '()';
+    if (seedOnly) remember(shown[face], text, tj);
     return tj;
+  }
+
+  /**
+   * A line with marks placed over their letters, glyph by glyph, in the operators pdfkit writes
+   * for it (its `text()`), outside any segment.
+   */
+  private placed(face: Face, size: number, colour: string, x: number, y: number, line: string): void {
+    const font = this.fonts[face];
+    const { ops } = this;
+    ops.push('/DeviceRGB cs', `${rgbFull(colour)} scn`);
+    const text = line.replace(/\n/g, '');
+    if (text === '') return;
+    const { glyphs, positions } = layout(face, text);
+    const codes = glyphs.map((g) => font.code(g).toString(16).padStart(4, '0'));
+    let cx = x;
+    const cy = this.height - y - (font.ascender / 1000) * size;
+    ops.push('q', 'BT', `1 0 0 1 ${num6(cx)} ${num6(cy)} Tm`, `/${font.id} ${num6(size)} Tf`);
+    const scale = size / 1000;
+    const commands: string[] = [];
+    let last = 0;
+    let hadOffset = false;
+    const addSegment = (cur: number) => {
+      if (last < cur) {
+        const p = positions[cur - 1]!;
+        commands.push(`<${codes.slice(last, cur).join('')}> ${num6(-(p.xAdvance - p.advanceWidth))}`);
+      }
+      last = cur;
+    };
+    const flush = (i: number) => {
+      addSegment(i);
+      if (commands.length > 0) {
+        ops.push(`[${commands.join(' ')}] TJ`);
+        commands.length = 0;
+      }
+    };
+    let i = 0;
+    for (; i < positions.length; i++) {
+      const p = positions[i]!;
+      if (p.xOffset || p.yOffset) {
+        flush(i);
+        ops.push(`1 0 0 1 ${num6(cx + p.xOffset * scale)} ${num6(cy + p.yOffset * scale)} Tm`);
+        flush(i + 1);
+        hadOffset = true;
+      } else {
+        if (hadOffset) {
+          ops.push(`1 0 0 1 ${num6(cx)} ${num6(cy)} Tm`);
+          hadOffset = false;
+        }
+        if (p.xAdvance - p.advanceWidth !== 0) addSegment(i + 1);
+      }
+      cx += p.xAdvance * scale;
+    }
+    flush(i);
+    ops.push('ET', 'Q');
   }
 
   // Shapes
@@ -233,6 +334,7 @@ export class Content {
   }
 
   private path(geometry: string, style: PathStyle): void {
+    this.begin();
     if (this.inText) {
       this.ops.push('ET');
       this.inText = false;
@@ -264,44 +366,5 @@ export class Content {
       this.ops.push(op);
       this.fill = op;
     }
-  }
-
-  /** Writes what was collected to the current page. */
-  flush(): void {
-    if (this.ops.length === 0) return;
-    if (this.inText) this.ops.push('ET');
-    const fonts: Record<string, unknown> = {};
-    for (const face of this.used) {
-      const font = this.fonts[face];
-      fonts[font.id] = font.ref();
-    }
-    const body = this.ops.join('\n');
-    const { page } = this.doc;
-    // pdfkit's page space is flipped (y down); the block is drawn in the unflipped PDF space.
-    const unflip = `q 1 0 0 -1 0 ${num(page.height)} cm`;
-    if (body.length < SMALL_BLOCK) {
-      Object.assign(page.fonts as Record<string, unknown>, fonts);
-      this.doc.addContent(`${unflip}\n${body}\nQ`);
-    } else {
-      const form = this.doc.ref({
-        Type: 'XObject',
-        Subtype: 'Form',
-        BBox: [0, 0, page.width, page.height],
-        Resources: { Font: fonts },
-        Filter: 'FlateDecode',
-      });
-      form.end(deflateSync(Buffer.from(body, 'latin1'), { level: 1, memLevel: 9 }));
-      const name = `Hs${++this.forms}`;
-      (page.xobjects as Record<string, unknown>)[name] = form;
-      this.doc.addContent(`${unflip} /${name} Do Q`);
-    }
-    this.ops = [];
-    this.used.clear();
-    this.inText = false;
-    this.fill = '';
-    this.stroke = '';
-    this.lineWidth = -1;
-    this.dashed = false;
-    this.font = '';
   }
 }

@@ -22,8 +22,9 @@ import {
   TRACK,
   WITHIN,
 } from './geometry.js';
-import { Content } from './pdf-content.js';
-import { type Face, newDocument, printable, textWidth, wrap } from './pdf-fonts.js';
+import type { Content } from './pdf-content.js';
+import { PdfDocument } from './pdf-document.js';
+import { type Face, printable, textWidth, wrap } from './pdf-fonts.js';
 import type { Report, ReportMarker, ReportOutcome } from './schema.js';
 
 /**
@@ -31,12 +32,10 @@ import type { Report, ReportMarker, ReportOutcome } from './schema.js';
  * drawn as vector graphics, "Page n of m" on every page. Document dates come from
  * generatedAt, so the same report always gives the same bytes.
  *
- * Text is laid out here (wrap, measure, then draw line by line) rather than by pdfkit's line
- * wrapper, so block heights are known before drawing and blocks are kept on one page; lines
- * and shapes are drawn by pdf-content.ts, which keeps rendering within a few milliseconds.
+ * Text is laid out here (wrap, measure, then draw line by line), so block heights are known
+ * before drawing and blocks are kept on one page; lines and shapes are drawn by pdf-content.ts
+ * and the file is written by pdf-document.ts.
  */
-
-type Doc = PDFKit.PDFDocument;
 
 const PAGE_W = 595.28;
 const PAGE_H = 841.89;
@@ -77,10 +76,7 @@ function lines(text: string, style: Style, width: number): Lines {
 class Writer {
   y = TOP;
 
-  constructor(
-    readonly doc: Doc,
-    readonly ink: Content,
-  ) {}
+  constructor(readonly ink: Content) {}
 
   /** One line of text; returns its width. */
   text(text: string, x: number, y: number, s: Style): number {
@@ -99,8 +95,7 @@ class Writer {
   }
 
   newPage(): void {
-    this.ink.flush();
-    this.doc.addPage();
+    this.ink.newPage();
     this.y = TOP;
   }
 
@@ -474,13 +469,12 @@ function statement(w: Writer, r: Report): void {
 }
 
 function footers(w: Writer, r: Report): void {
-  w.ink.flush();
-  const { start, count } = w.doc.bufferedPageRange();
+  const count = w.ink.pageCount;
   const left = `${r.model.name} ${r.model.version} · Result ${r.resultId} · Generated ${formatDateTime(r.generatedAt)}`;
   const small = st(7, MUTED);
   const strong = bold(8);
-  for (let i = start; i < start + count; i++) {
-    w.doc.switchToPage(i);
+  for (let i = 0; i < count; i++) {
+    w.ink.toPage(i);
     const y = PAGE_H - 44;
     w.y = y - 8;
     w.rule(0.5, RULE);
@@ -488,40 +482,17 @@ function footers(w: Writer, r: Report): void {
     w.text(`${r.statement.heading}.`, LEFT, y + 10, small);
     const page = `Page ${i + 1} of ${count}`;
     w.text(page, RIGHT - textWidth(strong.face, page, strong.size), y + 4, strong);
-    w.ink.flush();
   }
 }
 
 export function renderPdf(report: Report): Promise<Buffer> {
-  const r = report;
-  const generated = new Date(r.generatedAt);
-  const { doc, fonts, seeded } = newDocument({
-    size: 'A4',
-    // Page drawings are compressed by pdf-content.ts. The font programs stay uncompressed: they
-    // are cached subsets that deflate by only a quarter, at a millisecond per report.
-    compress: false,
-    margins: { top: TOP, bottom: PAGE_H - BOTTOM, left: LEFT, right: PAGE_W - RIGHT },
-    bufferPages: true,
-    lang: 'en',
-    displayTitle: true,
-    info: {
-      Title: `${r.title}: ${r.partnerSubjectId}`,
-      Author: 'healthspan',
-      Subject: r.statement.heading,
-      Creator: `${r.model.name} ${r.model.version}`,
-      Producer: 'healthspan',
-      CreationDate: generated,
-      ModDate: generated,
-    },
-  });
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  return Promise.resolve(renderPdfBytes(report));
+}
 
-  const w = new Writer(doc, new Content(doc, fonts, seeded));
+function renderPdfBytes(report: Report): Buffer {
+  const r = report;
+  const pdf = new PdfDocument(PAGE_W, PAGE_H);
+  const w = new Writer(pdf.content);
   masthead(w, r);
   statement(w, r);
   w.heading('Summary', CARD_H);
@@ -543,6 +514,17 @@ export function renderPdf(report: Report): Promise<Buffer> {
   table(w, MARKER_COLS, markers);
 
   footers(w, r);
-  doc.end();
-  return done;
+  const generated = new Date(r.generatedAt);
+  return pdf.end(
+    {
+      Producer: 'healthspan',
+      Creator: `${r.model.name} ${r.model.version}`,
+      CreationDate: generated,
+      Title: `${r.title}: ${r.partnerSubjectId}`,
+      Author: 'healthspan',
+      Subject: r.statement.heading,
+      ModDate: generated,
+    },
+    'en',
+  );
 }
