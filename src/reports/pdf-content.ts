@@ -1,5 +1,7 @@
-import { type Face, layout, TOKENS } from './pdf-fonts.js';
+import { type ByteSink, returnSink, takeSink } from './pdf-bytes.js';
+import { type Face, layout } from './pdf-fonts.js';
 import type { SubsetFont } from './pdf-subset.js';
+import { isShared, type TextLine, tjOperand } from './pdf-text.js';
 
 /**
  * The pdf renderer's drawing surface: single-line text and simple vector shapes, written as
@@ -14,32 +16,12 @@ import type { SubsetFont } from './pdf-subset.js';
  * (marks over letters) is written between segments, the way pdfkit writes it.
  */
 
-/** A coordinate or size with at most two decimals (1/7200 inch), built from integers. */
-function num(n: number): string {
-  const hundredths = Math.round(n * 100);
-  const abs = hundredths < 0 ? -hundredths : hundredths;
-  const frac = abs % 100;
-  const whole = `${hundredths < 0 ? '-' : ''}${(abs - frac) / 100}`;
-  if (frac === 0) return whole;
-  if (frac % 10 === 0) return `${whole}.${frac / 10}`;
-  return `${whole}.${frac < 10 ? '0' : ''}${frac}`;
-}
-
 /** pdfkit's numbers in content: at most six decimals. */
 function num6(n: number): string {
   return String(Math.round(n * 1e6) / 1e6);
 }
 
-/**
- * Glyph codes are written as literal strings of their two bytes (half the size of hex
- * strings), with the bytes a literal string reserves escaped.
- */
-const BYTE = Array.from({ length: 256 }, (_, b) => {
-  if (b === 0x28 || b === 0x29 || b === 0x5c) return `\\${String.fromCharCode(b)}`;
-  if (b === 0x0a) return '\\n';
-  if (b === 0x0d) return '\\r';
-  return String.fromCharCode(b);
-});
+const latin1 = (s: string) => Buffer.from(s, 'latin1');
 
 const rgbCache = new Map<string, string>();
 
@@ -55,32 +37,27 @@ function rgb(hex: string): string {
   return v;
 }
 
+/** The fill and stroke colour operators of each colour. */
+const fillOps = new Map<string, Buffer>();
+const strokeOps = new Map<string, Buffer>();
+
+function colourOp(ops: Map<string, Buffer>, hex: string, op: string): Buffer {
+  let bytes = ops.get(hex);
+  if (bytes === undefined) {
+    bytes = latin1(`${rgb(hex)} ${op}\n`);
+    ops.set(hex, bytes);
+  }
+  return bytes;
+}
+
 /** `#rrggbb` as pdfkit writes a fill colour: each channel / 255 in full. */
 function rgbFull(hex: string): string {
   const n = Number.parseInt(hex.slice(1), 16);
   return `${((n >> 16) & 255) / 255} ${((n >> 8) & 255) / 255} ${(n & 255) / 255}`;
 }
 
-/**
- * The TJ operand (without brackets) of each line and word, per face, for those whose glyphs all
- * come from the seed (so whose codes are the same in every document): most of a report's lines
- * repeat across reports, and a new line is mostly made of words seen before.
- */
-const MAX_CACHED = 20_000;
-const shown: Record<Face, Map<string, string>> = { regular: new Map(), bold: new Map() };
-
-function remember(cache: Map<string, string>, text: string, tj: string): void {
-  if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(text, tj);
-}
-
-/**
- * Two TJ operands as one. Each is a sequence of `(glyphs)` and kerning numbers starting with a
- * string; when the first ends with a string, the two strings become one.
- */
-function joinTj(a: string, b: string): string {
-  return a.charCodeAt(a.length - 1) === 0x29 ? `${a.slice(0, -1)}${b.slice(1)}` : `${a} ${b}`;
-}
+const NL = 0x0a;
+const SP = 0x20;
 
 export interface PathStyle {
   fill?: string;
@@ -94,8 +71,8 @@ export interface PathStyle {
 const KAPPA = 0.5522847498;
 
 export class Content {
-  private readonly pages: string[][] = [];
-  private ops: string[] = [];
+  private readonly pages: ByteSink[] = [];
+  private out!: ByteSink;
   private open = false;
   private inText = false;
   /** Graphics state set in the segment being written, so unchanged state is not repeated. */
@@ -103,7 +80,8 @@ export class Content {
   private stroke = '';
   private lineWidth = -1;
   private dashed = false;
-  private font = '';
+  private face: Face | '' = '';
+  private size = -1;
 
   constructor(
     private readonly fonts: Readonly<Record<Face, SubsetFont>>,
@@ -116,114 +94,94 @@ export class Content {
 
   newPage(): void {
     this.close();
-    this.ops = [];
-    this.pages.push(this.ops);
+    this.out = takeSink();
+    this.pages.push(this.out);
   }
 
   /** Goes back to a page to draw more on it (after what it holds). */
   toPage(index: number): void {
     this.close();
-    this.ops = this.pages[index]!;
+    this.out = this.pages[index]!;
   }
 
-  /** Each page's content stream. */
-  finish(): string[] {
+  /**
+   * Passes each page's content stream to `use`, then gives the buffers back to the pool:
+   * `use` must not keep the bytes.
+   */
+  finish(use: (content: Buffer, page: number) => void): void {
     this.close();
-    return this.pages.map((ops) => ops.join('\n'));
+    this.pages.forEach((sink, i) => {
+      use(sink.view(NL), i);
+    });
+    for (const sink of this.pages) returnSink(sink);
+    this.pages.length = 0;
+  }
+
+  private op(text: string): void {
+    this.out.text(text);
+    this.out.byte(NL);
   }
 
   private begin(): void {
     if (this.open) return;
-    this.ops.push('q');
+    this.op('q');
     this.open = true;
   }
 
   /** Ends the segment: the next one starts from the page's graphics state. */
   private close(): void {
-    if (this.inText) this.ops.push('ET');
-    if (this.open) this.ops.push('Q');
+    if (this.inText) this.op('ET');
+    if (this.open) this.op('Q');
     this.open = false;
     this.inText = false;
     this.fill = '';
     this.stroke = '';
     this.lineWidth = -1;
     this.dashed = false;
-    this.font = '';
+    this.face = '';
+    this.size = -1;
   }
 
   // Text
 
-  text(face: Face, size: number, colour: string, x: number, y: number, text: string): void {
+  /** One line of text; `memo` keeps its encoding for the next document that draws it. */
+  text(face: Face, size: number, colour: string, x: number, y: number, text: string, memo?: TextLine): void {
     if (text === '') return;
     const font = this.fonts[face];
-    const tj = this.encode(face, text);
-    if (tj === null) {
-      this.close();
-      this.placed(face, size, colour, x, y, text);
-      return;
+    let tj = memo?.operand;
+    if (tj === undefined) {
+      const encoded = tjOperand(font, face, text);
+      if (encoded === null) {
+        this.close();
+        this.placed(face, size, colour, x, y, text);
+        return;
+      }
+      tj = encoded;
+      if (memo !== undefined && isShared(face, text, tj)) memo.operand = tj;
     }
     this.begin();
+    const { out } = this;
     if (!this.inText) {
-      this.ops.push('BT');
+      this.op('BT');
       this.inText = true;
     }
     this.setFill(colour);
-    const fontOp = `/${font.id} ${num(size)} Tf`;
-    if (fontOp !== this.font) {
-      this.ops.push(fontOp);
-      this.font = fontOp;
+    if (face !== this.face || size !== this.size) {
+      out.byte(0x2f);
+      out.text(font.id);
+      out.byte(SP);
+      out.num(size);
+      out.text(' Tf\n');
+      this.face = face;
+      this.size = size;
     }
-    const baseline = this.height - y - (font.ascender / 1000) * size;
-    this.ops.push(`1 0 0 1 ${num(x)} ${num(baseline)} Tm [${tj}] TJ`);
-  }
-
-  /** The line's glyphs as a TJ operand, or null when glyphs need placing one by one. */
-  private encode(face: Face, text: string): string | null {
-    const cache = shown[face];
-    const cached = cache.get(text);
-    if (cached !== undefined) return cached;
-    const tokens = text.match(TOKENS);
-    if (tokens === null || tokens.length < 2) return this.encodeRun(face, text);
-    let tj = '';
-    let seedOnly = true;
-    for (const token of tokens) {
-      let part = cache.get(token);
-      if (part === undefined) {
-        const encoded = this.encodeRun(face, token);
-        if (encoded === null) return null;
-        part = encoded;
-        // encodeRun caches what the seed alone draws.
-        if (!cache.has(token)) seedOnly = false;
-      }
-      tj = tj === '' ? part : joinTj(tj, part);
-    }
-    if (seedOnly) remember(cache, text, tj);
-    return tj;
-  }
-
-  private encodeRun(face: Face, text: string): string | null {
-    const { glyphs, positions } = layout(face, text);
-    const font = this.fonts[face];
-    let tj = '';
-    let run = '';
-    let seedOnly = true;
-    for (let i = 0; i < glyphs.length; i++) {
-      const p = positions[i]!;
-      if (p.xOffset !== 0 || p.yOffset !== 0) return null;
-      const glyph = glyphs[i]!;
-      if (!font.isSeed(glyph)) seedOnly = false;
-      const code = font.code(glyph);
-      run += BYTE[code >> 8]! + BYTE[code & 255]!;
-      const kern = p.xAdvance - p.advanceWidth;
-      if (kern !== 0) {
-        tj += `(${run}) ${num(-kern)} `;
-        run = '';
-      }
-    }
-    tj = run === '' ? tj.slice(0, -1) : `${tj}(${run})`;
-    if (tj === '') tj = '()';
-    if (seedOnly) remember(shown[face], text, tj);
-    return tj;
+    out.text('1 0 0 1 ');
+    out.num(x);
+    out.byte(SP);
+    out.num(this.height - y - (font.ascender / 1000) * size);
+    out.text(' Tm [');
+    out.bytes(tj);
+    out.text('] TJ\n');
   }
 
   /**
@@ -232,58 +190,78 @@ export class Content {
    */
   private placed(face: Face, size: number, colour: string, x: number, y: number, line: string): void {
     const font = this.fonts[face];
-    const { ops } = this;
-    ops.push('/DeviceRGB cs', `${rgbFull(colour)} scn`);
+    const ops: string[] = ['/DeviceRGB cs', `${rgbFull(colour)} scn`];
     const text = line.replace(/\n/g, '');
-    if (text === '') return;
-    const { glyphs, positions } = layout(face, text);
-    const codes = glyphs.map((g) => font.code(g).toString(16).padStart(4, '0'));
-    let cx = x;
-    const cy = this.height - y - (font.ascender / 1000) * size;
-    ops.push('q', 'BT', `1 0 0 1 ${num6(cx)} ${num6(cy)} Tm`, `/${font.id} ${num6(size)} Tf`);
-    const scale = size / 1000;
-    const commands: string[] = [];
-    let last = 0;
-    let hadOffset = false;
-    const addSegment = (cur: number) => {
-      if (last < cur) {
-        const p = positions[cur - 1]!;
-        commands.push(`<${codes.slice(last, cur).join('')}> ${num6(-(p.xAdvance - p.advanceWidth))}`);
-      }
-      last = cur;
-    };
-    const flush = (i: number) => {
-      addSegment(i);
-      if (commands.length > 0) {
-        ops.push(`[${commands.join(' ')}] TJ`);
-        commands.length = 0;
-      }
-    };
-    let i = 0;
-    for (; i < positions.length; i++) {
-      const p = positions[i]!;
-      if (p.xOffset || p.yOffset) {
-        flush(i);
-        ops.push(`1 0 0 1 ${num6(cx + p.xOffset * scale)} ${num6(cy + p.yOffset * scale)} Tm`);
-        flush(i + 1);
-        hadOffset = true;
-      } else {
-        if (hadOffset) {
-          ops.push(`1 0 0 1 ${num6(cx)} ${num6(cy)} Tm`);
-          hadOffset = false;
+    if (text !== '') {
+      const { glyphs, positions } = layout(face, text);
+      const codes = glyphs.map((g) => font.code(g).toString(16).padStart(4, '0'));
+      let cx = x;
+      const cy = this.height - y - (font.ascender / 1000) * size;
+      ops.push('q', 'BT', `1 0 0 1 ${num6(cx)} ${num6(cy)} Tm`, `/${font.id} ${num6(size)} Tf`);
+      const scale = size / 1000;
+      const commands: string[] = [];
+      let last = 0;
+      let hadOffset = false;
+      const addSegment = (cur: number) => {
+        if (last < cur) {
+          const p = positions[cur - 1]!;
+          commands.push(`<${codes.slice(last, cur).join('')}> ${num6(-(p.xAdvance - p.advanceWidth))}`);
         }
-        if (p.xAdvance - p.advanceWidth !== 0) addSegment(i + 1);
+        last = cur;
+      };
+      const flush = (i: number) => {
+        addSegment(i);
+        if (commands.length > 0) {
+          ops.push(`[${commands.join(' ')}] TJ`);
+          commands.length = 0;
+        }
+      };
+      let i = 0;
+      for (; i < positions.length; i++) {
+        const p = positions[i]!;
+        if (p.xOffset || p.yOffset) {
+          flush(i);
+          ops.push(`1 0 0 1 ${num6(cx + p.xOffset * scale)} ${num6(cy + p.yOffset * scale)} Tm`);
+          flush(i + 1);
+          hadOffset = true;
+        } else {
+          if (hadOffset) {
+            ops.push(`1 0 0 1 ${num6(cx)} ${num6(cy)} Tm`);
+            hadOffset = false;
+          }
+          if (p.xAdvance - p.advanceWidth !== 0) addSegment(i + 1);
+        }
+        cx += p.xAdvance * scale;
       }
-      cx += p.xAdvance * scale;
+      flush(i);
+      ops.push('ET', 'Q');
     }
-    flush(i);
-    ops.push('ET', 'Q');
+    for (const op of ops) this.op(op);
   }
 
   // Shapes
 
+  private point(x: number, y: number): void {
+    const { out } = this;
+    out.num(x);
+    out.byte(SP);
+    out.num(y);
+    out.byte(SP);
+  }
+
+  private curve(x1: number, y1: number, x2: number, y2: number, x3: number, y3: number): void {
+    this.point(x1, y1);
+    this.point(x2, y2);
+    this.point(x3, y3);
+    this.out.byte(0x63);
+  }
+
   rect(x: number, y: number, w: number, h: number, style: PathStyle): void {
-    this.path(`${num(x)} ${num(this.height - y - h)} ${num(w)} ${num(h)} re`, style);
+    this.style(style);
+    this.point(x, this.height - y - h);
+    this.point(w, h);
+    this.out.text('re');
+    this.paint(style);
   }
 
   roundedRect(x: number, y: number, w: number, h: number, radius: number, style: PathStyle): void {
@@ -291,80 +269,110 @@ export class Content {
     const c = r * (1 - KAPPA);
     const H = this.height;
     const [x0, x1, top, bottom] = [x, x + w, H - y, H - y - h];
-    this.path(
-      [
-        `${num(x0 + r)} ${num(top)} m`,
-        `${num(x1 - r)} ${num(top)} l`,
-        `${num(x1 - c)} ${num(top)} ${num(x1)} ${num(top - c)} ${num(x1)} ${num(top - r)} c`,
-        `${num(x1)} ${num(bottom + r)} l`,
-        `${num(x1)} ${num(bottom + c)} ${num(x1 - c)} ${num(bottom)} ${num(x1 - r)} ${num(bottom)} c`,
-        `${num(x0 + r)} ${num(bottom)} l`,
-        `${num(x0 + c)} ${num(bottom)} ${num(x0)} ${num(bottom + c)} ${num(x0)} ${num(bottom + r)} c`,
-        `${num(x0)} ${num(top - r)} l`,
-        `${num(x0)} ${num(top - c)} ${num(x0 + c)} ${num(top)} ${num(x0 + r)} ${num(top)} c h`,
-      ].join('\n'),
-      style,
-    );
+    const { out } = this;
+    this.style(style);
+    this.point(x0 + r, top);
+    out.text('m\n');
+    this.point(x1 - r, top);
+    out.text('l\n');
+    this.curve(x1 - c, top, x1, top - c, x1, top - r);
+    out.byte(NL);
+    this.point(x1, bottom + r);
+    out.text('l\n');
+    this.curve(x1, bottom + c, x1 - c, bottom, x1 - r, bottom);
+    out.byte(NL);
+    this.point(x0 + r, bottom);
+    out.text('l\n');
+    this.curve(x0 + c, bottom, x0, bottom + c, x0, bottom + r);
+    out.byte(NL);
+    this.point(x0, top - r);
+    out.text('l\n');
+    this.curve(x0, top - c, x0 + c, top, x0 + r, top);
+    out.text(' h');
+    this.paint(style);
   }
 
   circle(cx: number, cy: number, r: number, style: PathStyle): void {
     const k = r * KAPPA;
     const y = this.height - cy;
-    this.path(
-      [
-        `${num(cx + r)} ${num(y)} m`,
-        `${num(cx + r)} ${num(y + k)} ${num(cx + k)} ${num(y + r)} ${num(cx)} ${num(y + r)} c`,
-        `${num(cx - k)} ${num(y + r)} ${num(cx - r)} ${num(y + k)} ${num(cx - r)} ${num(y)} c`,
-        `${num(cx - r)} ${num(y - k)} ${num(cx - k)} ${num(y - r)} ${num(cx)} ${num(y - r)} c`,
-        `${num(cx + k)} ${num(y - r)} ${num(cx + r)} ${num(y - k)} ${num(cx + r)} ${num(y)} c h`,
-      ].join('\n'),
-      style,
-    );
+    const { out } = this;
+    this.style(style);
+    this.point(cx + r, y);
+    out.text('m\n');
+    this.curve(cx + r, y + k, cx + k, y + r, cx, y + r);
+    out.byte(NL);
+    this.curve(cx - k, y + r, cx - r, y + k, cx - r, y);
+    out.byte(NL);
+    this.curve(cx - r, y - k, cx - k, y - r, cx, y - r);
+    out.byte(NL);
+    this.curve(cx + k, y - r, cx + r, y - k, cx + r, y);
+    out.text(' h');
+    this.paint(style);
   }
 
   polygon(points: ReadonlyArray<readonly [number, number]>, style: PathStyle): void {
     const H = this.height;
-    const ops = points.map(([x, y], i) => `${num(x)} ${num(H - y)} ${i === 0 ? 'm' : 'l'}`);
-    this.path(`${ops.join('\n')} h`, style);
+    this.style(style);
+    points.forEach(([x, y], i) => {
+      if (i > 0) this.out.byte(NL);
+      this.point(x, H - y);
+      this.out.byte(i === 0 ? 0x6d : 0x6c);
+    });
+    this.out.text(' h');
+    this.paint(style);
   }
 
   line(x1: number, y1: number, x2: number, y2: number, style: PathStyle): void {
     const H = this.height;
-    this.path(`${num(x1)} ${num(H - y1)} m ${num(x2)} ${num(H - y2)} l`, style);
+    this.style(style);
+    this.point(x1, H - y1);
+    this.out.text('m ');
+    this.point(x2, H - y2);
+    this.out.byte(0x6c);
+    this.paint(style);
   }
 
-  private path(geometry: string, style: PathStyle): void {
+  /** Sets the path's colours, width and dash, ahead of its geometry. */
+  private style(style: PathStyle): void {
     this.begin();
     if (this.inText) {
-      this.ops.push('ET');
+      this.op('ET');
       this.inText = false;
     }
     if (style.fill !== undefined) this.setFill(style.fill);
     if (style.stroke !== undefined) {
-      const op = `${rgb(style.stroke)} RG`;
-      if (op !== this.stroke) {
-        this.ops.push(op);
-        this.stroke = op;
+      const { out } = this;
+      if (style.stroke !== this.stroke) {
+        out.bytes(colourOp(strokeOps, style.stroke, 'RG'));
+        this.stroke = style.stroke;
       }
       const width = style.lineWidth ?? 1;
       if (width !== this.lineWidth) {
-        this.ops.push(`${num(width)} w`);
+        out.num(width);
+        out.text(' w\n');
         this.lineWidth = width;
       }
       const dashed = style.dash !== undefined;
-      if (dashed) this.ops.push(`[${num(style.dash![0])} ${num(style.dash![1])}] 0 d`);
-      else if (this.dashed) this.ops.push('[] 0 d');
+      if (dashed) {
+        out.byte(0x5b);
+        out.num(style.dash![0]);
+        out.byte(SP);
+        out.num(style.dash![1]);
+        out.text('] 0 d\n');
+      } else if (this.dashed) this.op('[] 0 d');
       this.dashed = dashed;
     }
-    const paint = style.fill !== undefined ? (style.stroke !== undefined ? 'B' : 'f') : 'S';
-    this.ops.push(`${geometry} ${paint}`);
+  }
+
+  private paint(style: PathStyle): void {
+    const paint = style.fill !== undefined ? (style.stroke !== undefined ? ' B\n' : ' f\n') : ' S\n';
+    this.out.text(paint);
   }
 
   private setFill(colour: string): void {
-    const op = `${rgb(colour)} rg`;
-    if (op !== this.fill) {
-      this.ops.push(op);
-      this.fill = op;
+    if (colour !== this.fill) {
+      this.out.bytes(colourOp(fillOps, colour, 'rg'));
+      this.fill = colour;
     }
   }
 }

@@ -50,26 +50,21 @@ export class PdfDocument {
 
   /** The file: `info` as its document information, `lang` as its language. */
   end(info: DocumentInfo, lang: string): Buffer {
-    const pages = this.content.finish();
     const file = new PdfFile();
     file.append(this.fonts.regular.objects(FONT_FIRST.regular));
     file.append(this.fonts.bold.objects(FONT_FIRST.bold));
     const box = `[0 0 ${pdfNumber(this.width)} ${pdfNumber(this.height)}]`;
     const kids: string[] = [];
-    pages.forEach((ops, i) => {
+    this.content.finish((ops, i) => {
       const page = FIRST_PAGE + 2 * i;
       kids.push(`${page} 0 R`);
       file.object(
         page,
         `<< /Type /Page /Parent ${PAGES} 0 R /MediaBox ${box} /Contents ${page + 1} 0 R /Resources ${RESOURCES} 0 R >>`,
       );
-      file.stream(
-        page + 1,
-        '/Filter /FlateDecode',
-        deflateSync(Buffer.from(ops, 'latin1'), { level: CONTENT_LEVEL }),
-      );
+      file.stream(page + 1, '/Filter /FlateDecode', deflateSync(ops, { level: CONTENT_LEVEL }));
     });
-    file.object(PAGES, `<< /Type /Pages /Count ${pages.length} /Kids [${kids.join(' ')}] >>`);
+    file.object(PAGES, `<< /Type /Pages /Count ${kids.length} /Kids [${kids.join(' ')}] >>`);
     file.object(
       RESOURCES,
       `<< /ProcSet [/PDF /Text] /Font << /${FONT_IDS.regular} ${FONT_FIRST.regular} 0 R /${FONT_IDS.bold} ${FONT_FIRST.bold} 0 R >> >>`,

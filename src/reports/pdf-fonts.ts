@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { RecentCache } from './recent-cache.js';
 
 /**
  * The DejaVu fonts, parsed once per process by fontkit, and the caches that keep text layout
  * cheap: the shaped glyph run of each word and line, measured widths and wrapped lines.
  *
- * - `layout`: a line's glyphs and positions. A new line is put together from its words (with
- *   the spaces that follow them, as pdfkit shaped text, so no kerning crosses a space); words
- *   with digits from their characters. Shaping depends on the font alone, so runs are shared
- *   by every document.
+ * - `layout`: a line's glyphs and positions, put together from its words (with the spaces that
+ *   follow them, as pdfkit shaped text, so no kerning crosses a space); words with digits from
+ *   their characters. Shaping depends on the font alone, so words are shared by every document.
  * - `textWidth` and `wrap`: measured widths and wrapped lines, for the renderer's own layout.
  *
  * fontkit is pdfkit's dependency, resolved from pdfkit's location: the version the package
@@ -87,56 +87,70 @@ export interface Run {
 
 export type Face = 'regular' | 'bold';
 
-const MAX_CACHED = 20_000;
+const CACHED = 20_000;
 
 /** Words with the spaces that follow them, as pdfkit itself shapes text ("a b" → "a ", "b"). */
 export const TOKENS = /[^ ]+ *| +/g;
 
 /**
  * Words with digits (values, dates, references) are new in most reports: they are put together
- * from their characters, already shaped. DejaVu's digits are tabular and unkerned.
+ * from their characters, already shaped, and not kept. DejaVu's digits are tabular and unkerned.
  */
 const HAS_DIGIT = /[0-9]/;
 
-function remember<V>(cache: Map<string, V>, key: string, value: V): V {
-  if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(key, value);
-  return value;
-}
-
 class ShapedFont {
-  private readonly runs = new Map<string, Run>();
+  /** Words without digits, and single characters. */
+  private readonly words = new RecentCache<Run>(CACHED);
   private readonly scale: number;
 
   constructor(readonly font: FontkitFont) {
     this.scale = 1000 / font.unitsPerEm;
   }
 
-  /** The glyph run of one line of text (cached). */
+  /** The glyph run of one line of text. */
   layout(text: string): Run {
-    const cached = this.runs.get(text);
-    if (cached !== undefined) return cached;
     const tokens = text.match(TOKENS);
-    return tokens === null || tokens.length < 2 ? this.shape(text) : this.join(text, tokens);
+    return tokens === null || tokens.length < 2 ? this.word(text) : this.join(tokens);
   }
 
-  private join(text: string, parts: readonly string[]): Run {
+  /** The advance width of a line in thousandths of the font size, added up as `layout` does. */
+  advance(text: string): number {
+    const tokens = text.match(TOKENS);
+    if (tokens === null || tokens.length < 2) return this.wordAdvance(text);
+    let advanceWidth = 0;
+    for (const token of tokens) advanceWidth += this.wordAdvance(token);
+    return advanceWidth;
+  }
+
+  private wordAdvance(text: string): number {
+    if (text.length > 1 && HAS_DIGIT.test(text)) {
+      let advanceWidth = 0;
+      for (const ch of text) advanceWidth += this.shape(ch).advanceWidth;
+      return advanceWidth;
+    }
+    return this.shape(text).advanceWidth;
+  }
+
+  private word(text: string): Run {
+    return text.length > 1 && HAS_DIGIT.test(text) ? this.join([...text]) : this.shape(text);
+  }
+
+  private join(parts: readonly string[]): Run {
     const glyphs: FontkitGlyph[] = [];
     const positions: Position[] = [];
     let advanceWidth = 0;
     for (const token of parts) {
-      const part = this.shape(token);
+      const part = this.word(token);
       for (const g of part.glyphs) glyphs.push(g);
       for (const p of part.positions) positions.push(p);
       advanceWidth += part.advanceWidth;
     }
-    return remember(this.runs, text, { glyphs, positions, advanceWidth });
+    return { glyphs, positions, advanceWidth };
   }
 
   private shape(text: string): Run {
-    const cached = this.runs.get(text);
+    const cached = this.words.get(text);
     if (cached !== undefined) return cached;
-    if (text.length > 1 && HAS_DIGIT.test(text)) return this.join(text, [...text]);
     const shaped = this.font.layout(text);
     const { scale } = this;
     const positions = shaped.positions.map(
@@ -149,7 +163,7 @@ class ShapedFont {
     );
     let advanceWidth = 0;
     for (const p of positions) advanceWidth += p.xAdvance;
-    return remember(this.runs, text, { glyphs: shaped.glyphs, positions, advanceWidth });
+    return this.words.set(text, { glyphs: shaped.glyphs, positions, advanceWidth });
   }
 }
 
@@ -172,13 +186,15 @@ export function layout(face: Face, text: string): Run {
   return FONTS[face].layout(text);
 }
 
-const widths: Record<Face, Map<string, number>> = { regular: new Map(), bold: new Map() };
+const widths: Record<Face, RecentCache<number>> = {
+  regular: new RecentCache(CACHED),
+  bold: new RecentCache(CACHED),
+};
 
 /** The advance width of `text` at font size `size`, in points (cached per string). */
 export function textWidth(face: Face, text: string, size: number): number {
   const cache = widths[face];
-  let em = cache.get(text);
-  if (em === undefined) em = remember(cache, text, FONTS[face].layout(text).advanceWidth / 1000);
+  const em = cache.get(text) ?? cache.set(text, FONTS[face].advance(text) / 1000);
   return em * size;
 }
 
@@ -218,24 +234,11 @@ export function printable(face: Face, text: string): string {
   return changed ? out : text;
 }
 
-/** Wrapped lines by face, font size and width (a few combinations each), then by text. */
-const wrapped = new Map<string, Map<string, string[]>>();
-
 /**
  * Greedy line breaking at spaces, with words wider than the line cut where they overflow.
  * Cheaper than pdfkit's Unicode line breaker, which the report's plain text does not need.
  */
 export function wrap(face: Face, size: number, text: string, width: number): string[] {
-  const column = `${face} ${size} ${width}`;
-  let cache = wrapped.get(column);
-  if (cache === undefined) {
-    cache = new Map();
-    wrapped.set(column, cache);
-  }
-  return cache.get(text) ?? remember(cache, text, wrapNew(face, size, text, width));
-}
-
-function wrapNew(face: Face, size: number, text: string, width: number): string[] {
   const space = textWidth(face, ' ', size);
   const lines: string[] = [];
   let line = '';

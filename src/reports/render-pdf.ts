@@ -25,6 +25,8 @@ import {
 import type { Content } from './pdf-content.js';
 import { PdfDocument } from './pdf-document.js';
 import { type Face, printable, textWidth, wrap } from './pdf-fonts.js';
+import { TextLine } from './pdf-text.js';
+import { RecentCache } from './recent-cache.js';
 import type { Report, ReportMarker, ReportOutcome } from './schema.js';
 
 /**
@@ -50,26 +52,54 @@ const WARNING_FILL = '#fff7e6';
 const WARNING_INK = '#7c2d12';
 
 interface Style {
-  face: Face;
-  size: number;
-  color: string;
+  readonly face: Face;
+  readonly size: number;
+  readonly color: string;
+  /** Text wrapped in this style, by column width. */
+  readonly wrapped: Map<number, RecentCache<Lines>>;
 }
 
-const st = (size: number, color = INK, face: Face = 'regular'): Style => ({ face, size, color });
+/** One object per style, so wrapped text can be kept with it. */
+const styles: Record<Face, Map<number, Map<string, Style>>> = { regular: new Map(), bold: new Map() };
+
+function st(size: number, color = INK, face: Face = 'regular'): Style {
+  let bySize = styles[face].get(size);
+  if (bySize === undefined) {
+    bySize = new Map();
+    styles[face].set(size, bySize);
+  }
+  let style = bySize.get(color);
+  if (style === undefined) {
+    style = { face, size, color, wrapped: new Map() };
+    bySize.set(color, style);
+  }
+  return style;
+}
+
 const bold = (size: number, color = INK): Style => st(size, color, 'bold');
 
 const lead = (s: Style) => s.size * 1.28;
 
-/** Wrapped text, measured before it is drawn. */
+/** Wrapped text, measured before it is drawn. Shared: not to be changed. */
 interface Lines {
-  lines: string[];
-  style: Style;
-  height: number;
+  readonly lines: readonly TextLine[];
+  readonly style: Style;
+  readonly height: number;
 }
 
+const WRAPPED_PER_COLUMN = 2_000;
+
+/** `text` wrapped to `width` (kept: most paragraphs and labels recur in every report). */
 function lines(text: string, style: Style, width: number): Lines {
-  const l = wrap(style.face, style.size, text, width);
-  return { lines: l, style, height: l.length * lead(style) };
+  let cache = style.wrapped.get(width);
+  if (cache === undefined) {
+    cache = new RecentCache(WRAPPED_PER_COLUMN);
+    style.wrapped.set(width, cache);
+  }
+  const cached = cache.get(text);
+  if (cached !== undefined) return cached;
+  const l = wrap(style.face, style.size, text, width).map((line) => new TextLine(line));
+  return cache.set(text, { lines: l, style, height: l.length * lead(style) });
 }
 
 /** A cursor over the pages: `y` is where the next block starts. */
@@ -78,15 +108,23 @@ class Writer {
 
   constructor(readonly ink: Content) {}
 
-  /** One line of text; returns its width. */
-  text(text: string, x: number, y: number, s: Style): number {
+  text(text: string, x: number, y: number, s: Style): void {
     this.ink.text(s.face, s.size, s.color, x, y, text);
+  }
+
+  /** One line of text; returns its width. */
+  measured(text: string, x: number, y: number, s: Style): number {
+    this.text(text, x, y, s);
     return textWidth(s.face, text, s.size);
   }
 
   draw(l: Lines, x: number, y: number): void {
     const step = lead(l.style);
-    for (let i = 0; i < l.lines.length; i++) this.text(l.lines[i]!, x, y + i * step, l.style);
+    const { face, size, color } = l.style;
+    for (let i = 0; i < l.lines.length; i++) {
+      const line = l.lines[i]!;
+      this.ink.text(face, size, color, x, y + i * step, line.text, line);
+    }
   }
 
   /** Starts a new page unless `h` points fit below the cursor (or could not fit anywhere). */
@@ -183,7 +221,7 @@ function summary(w: Writer, r: Report): void {
     badge(w, o, x + cardW - 10, y + 9);
     if (o.status === 'failed') w.text(o.scoreText, x + 10, y + 28, bold(12, MUTED));
     else {
-      const sw = w.text(o.scoreText, x + 10, y + 25, bold(16));
+      const sw = w.measured(o.scoreText, x + 10, y + 25, bold(16));
       w.text('of 1', x + 14 + sw, y + 31, st(8, MUTED));
     }
     scoreBar(w, o, x + 10, y + 47, cardW - 20);
@@ -196,7 +234,7 @@ function summary(w: Writer, r: Report): void {
   let x = LEFT;
   for (const z of SCORE_ZONES) {
     w.ink.rect(x, w.y + 1, 12, 7, { fill: TIER_COLOURS[z.tier].fill });
-    x += 16 + w.text(z.label, x + 16, w.y, s) + 14;
+    x += 16 + w.measured(z.label, x + 16, w.y, s) + 14;
   }
   w.ink.circle(x + 4, w.y + 4.5, 3.5, { fill: INK });
   w.text('Your score', x + 11, w.y, s);
@@ -258,7 +296,7 @@ function outcomeBlock(o: ReportOutcome, ageYears: number): OutcomeBlock {
       w.y += 6;
       w.rule(0.6, RULE);
       w.y += 8;
-      const tw = w.text(o.focus, LEFT, w.y, bold(12));
+      const tw = w.measured(o.focus, LEFT, w.y, bold(12));
       w.text(o.statusLabel, LEFT + tw + 10, w.y + 3, st(8, MUTED));
       badge(w, o, RIGHT, w.y);
       w.y += 20;
@@ -447,8 +485,8 @@ function masthead(w: Writer, r: Report): void {
   for (const [label, value] of meta) {
     w.text(label, lx, y, st(8, MUTED));
     // Partner references can be long: at most two lines, cut beyond that.
-    const l = lines(value, bold(8), RIGHT - vx);
-    l.lines = l.lines.slice(0, 2);
+    const all = lines(value, bold(8), RIGHT - vx);
+    const l = { ...all, lines: all.lines.slice(0, 2) };
     w.draw(l, vx, y);
     y += Math.max(11, l.lines.length * lead(l.style));
   }
