@@ -1,7 +1,7 @@
-import { type ByteSink, returnSink, takeSink } from './pdf-bytes.js';
+import { ByteSink, returnSink, takeSink } from './pdf-bytes.js';
 import { type Face, layout } from './pdf-fonts.js';
 import type { SubsetFont } from './pdf-subset.js';
-import { isShared, type TextLine, tjOperand } from './pdf-text.js';
+import { type TextLine, writeOperand } from './pdf-text.js';
 
 /**
  * The pdf renderer's drawing surface: single-line text and simple vector shapes, written as
@@ -57,6 +57,9 @@ function rgbFull(hex: string): string {
 }
 
 const NL = 0x0a;
+
+/** Where a line's operand is written before it is copied to the page (drawing is synchronous). */
+const scratch = new ByteSink(1024);
 const SP = 0x20;
 
 export interface PathStyle {
@@ -150,14 +153,15 @@ export class Content {
     const font = this.fonts[face];
     let tj = memo?.operand;
     if (tj === undefined) {
-      const encoded = tjOperand(font, face, text);
-      if (encoded === null) {
+      scratch.length = 0;
+      const shared = writeOperand(font, face, text, scratch);
+      if (shared === null) {
         this.close();
         this.placed(face, size, colour, x, y, text);
         return;
       }
-      tj = encoded;
-      if (memo !== undefined && isShared(face, text, tj)) memo.operand = tj;
+      tj = scratch.view(-1);
+      if (memo !== undefined && shared) memo.operand = Buffer.from(tj);
     }
     this.begin();
     const { out } = this;

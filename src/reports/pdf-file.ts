@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * A small PDF file writer: numbered objects and streams, the cross-reference table and the
@@ -139,8 +139,10 @@ export function pdfDate(date: Date): string {
 
 /** A file identifier made from the document information, so the same report gives the same file. */
 export function fileId(info: Readonly<Record<string, string | Date>>): string {
-  const text = Object.entries(info)
-    .map(([key, value]) => `${key}: ${value instanceof Date ? value.toISOString() : value}`)
-    .join('\n');
-  return createHash('md5').update(text, 'utf8').digest('hex');
+  let text = '';
+  for (const key in info) {
+    const value = info[key]!;
+    text += `${text === '' ? '' : '\n'}${key}: ${value instanceof Date ? value.toISOString() : value}`;
+  }
+  return hash('md5', text, 'hex');
 }

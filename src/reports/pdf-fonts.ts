@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { PlainShaping } from './pdf-plain.js';
 import { RecentCache } from './recent-cache.js';
 
 /**
@@ -91,6 +92,7 @@ const CACHED = 20_000;
 
 /** Words with the spaces that follow them, as pdfkit itself shapes text ("a b" → "a ", "b"). */
 export const TOKENS = /[^ ]+ *| +/g;
+const SPACE = 0x20;
 
 /**
  * Words with digits (values, dates, references) are new in most reports: they are put together
@@ -102,9 +104,11 @@ class ShapedFont {
   /** Words without digits, and single characters. */
   private readonly words = new RecentCache<Run>(CACHED);
   private readonly scale: number;
+  readonly plain: PlainShaping;
 
   constructor(readonly font: FontkitFont) {
     this.scale = 1000 / font.unitsPerEm;
+    this.plain = new PlainShaping((text) => (text.length === 1 ? this.shape(text) : this.shaped(text)));
   }
 
   /** The glyph run of one line of text. */
@@ -115,20 +119,34 @@ class ShapedFont {
 
   /** The advance width of a line in thousandths of the font size, added up as `layout` does. */
   advance(text: string): number {
-    const tokens = text.match(TOKENS);
-    if (tokens === null || tokens.length < 2) return this.wordAdvance(text);
-    let advanceWidth = 0;
-    for (const token of tokens) advanceWidth += this.wordAdvance(token);
-    return advanceWidth;
+    let line = 0;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const start = i;
+      let digits = false;
+      while (i < n && text.charCodeAt(i) !== SPACE) {
+        const c = text.charCodeAt(i);
+        if (c >= 0x30 && c <= 0x39) digits = true;
+        i++;
+      }
+      while (i < n && text.charCodeAt(i) === SPACE) i++;
+      line += this.wordAdvance(text, start, i, digits && i - start > 1);
+    }
+    return line;
   }
 
-  private wordAdvance(text: string): number {
-    if (text.length > 1 && HAS_DIGIT.test(text)) {
-      let advanceWidth = 0;
-      for (const ch of text) advanceWidth += this.shape(ch).advanceWidth;
-      return advanceWidth;
-    }
-    return this.shape(text).advanceWidth;
+  /** The advance of one word of `text` (from `start` to `end`, spaces after it included). */
+  wordAdvance(text: string, start: number, end: number, apart: boolean): number {
+    const plain = this.plain.wordAdvance(text, start, end, apart);
+    return Number.isNaN(plain) ? this.shapedAdvance(text.slice(start, end), apart) : plain;
+  }
+
+  private shapedAdvance(text: string, apart: boolean): number {
+    if (!apart) return this.shape(text).advanceWidth;
+    let advanceWidth = 0;
+    for (const ch of text) advanceWidth += this.shape(ch).advanceWidth;
+    return advanceWidth;
   }
 
   private word(text: string): Run {
@@ -149,8 +167,11 @@ class ShapedFont {
   }
 
   private shape(text: string): Run {
-    const cached = this.words.get(text);
-    if (cached !== undefined) return cached;
+    return this.words.get(text) ?? this.words.set(text, this.shaped(text));
+  }
+
+  /** fontkit's layout of `text`, in thousandths of the font size. */
+  private shaped(text: string): Run {
     const shaped = this.font.layout(text);
     const { scale } = this;
     const positions = shaped.positions.map(
@@ -163,7 +184,7 @@ class ShapedFont {
     );
     let advanceWidth = 0;
     for (const p of positions) advanceWidth += p.xAdvance;
-    return this.words.set(text, { glyphs: shaped.glyphs, positions, advanceWidth });
+    return { glyphs: shaped.glyphs, positions, advanceWidth };
   }
 }
 
@@ -181,21 +202,19 @@ export function fontOf(face: Face): FontkitFont {
   return FONTS[face].font;
 }
 
+/** Per-character shaping of plain text in `face`. */
+export function plainShaping(face: Face): PlainShaping {
+  return FONTS[face].plain;
+}
+
 /** The shaped glyphs of one line of `face`. */
 export function layout(face: Face, text: string): Run {
   return FONTS[face].layout(text);
 }
 
-const widths: Record<Face, RecentCache<number>> = {
-  regular: new RecentCache(CACHED),
-  bold: new RecentCache(CACHED),
-};
-
-/** The advance width of `text` at font size `size`, in points (cached per string). */
+/** The advance width of `text` at font size `size`, in points. */
 export function textWidth(face: Face, text: string, size: number): number {
-  const cache = widths[face];
-  const em = cache.get(text) ?? cache.set(text, FONTS[face].advance(text) / 1000);
-  return em * size;
+  return (FONTS[face].advance(text) / 1000) * size;
 }
 
 /** Characters as a reader sees them: a base letter with its marks, an emoji sequence. */
@@ -239,6 +258,50 @@ export function printable(face: Face, text: string): string {
  * Cheaper than pdfkit's Unicode line breaker, which the report's plain text does not need.
  */
 export function wrap(face: Face, size: number, text: string, width: number): string[] {
+  return wrapSingleSpaced(face, size, text, width) ?? wrapWords(face, size, text, width);
+}
+
+/**
+ * `wrap` for text whose words are one space apart and all fit a line (nearly all): lines are
+ * cut out of the text itself, with the same widths and breaks; null for any other text.
+ */
+function wrapSingleSpaced(face: Face, size: number, text: string, width: number): string[] | null {
+  const font = FONTS[face];
+  const space = textWidth(face, ' ', size);
+  const lines: string[] = [];
+  const n = text.length;
+  let lineStart = -1;
+  let lineEnd = -1;
+  let lineW = 0;
+  let i = 0;
+  while (i < n) {
+    const start = i;
+    let digits = false;
+    while (i < n && text.charCodeAt(i) !== SPACE) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x39) digits = true;
+      i++;
+    }
+    if (start === i || (i < n && i + 1 < n && text.charCodeAt(i + 1) === SPACE)) return null;
+    const w = (font.wordAdvance(text, start, i, digits && i - start > 1) / 1000) * size;
+    if (w > width) return null;
+    if (lineStart >= 0 && lineW + space + w <= width) {
+      lineEnd = i;
+      lineW += space + w;
+    } else {
+      if (lineStart >= 0) lines.push(text.slice(lineStart, lineEnd));
+      lineStart = start;
+      lineEnd = i;
+      lineW = w;
+    }
+    i++;
+  }
+  if (lineStart >= 0) lines.push(text.slice(lineStart, lineEnd));
+  if (lines.length === 0 || (n > 0 && text.charCodeAt(n - 1) === SPACE)) return null;
+  return lines;
+}
+
+function wrapWords(face: Face, size: number, text: string, width: number): string[] {
   const space = textWidth(face, ' ', size);
   const lines: string[] = [];
   let line = '';

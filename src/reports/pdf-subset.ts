@@ -225,6 +225,11 @@ export class SubsetFont {
     return this.face.codeOf[glyph.id]! >= 0;
   }
 
+  /** The code of a glyph id in the seed, or -1 when it is not a seed glyph. */
+  seedCode(id: number): number {
+    return this.face.codeOf[id]!;
+  }
+
   /** The glyph's code, adding the glyph to this document's subset at first use. */
   code(glyph: FontkitGlyph): number {
     const seeded = this.face.codeOf[glyph.id]!;

@@ -396,7 +396,6 @@ function rangeChart(w: Writer, m: ReportMarker, x: number, y: number, width: num
     ink.rect(x + bar.band.from * width, y, (bar.band.to - bar.band.from) * width, 7, { fill: IN_RANGE });
   }
   const cx = x + bar.at * width;
-  const marker = { stroke: '#ffffff', lineWidth: 1 };
   if (m.position === 'below' || m.position === 'above') {
     const points = [
       [cx, y - 2.5],
@@ -404,11 +403,14 @@ function rangeChart(w: Writer, m: ReportMarker, x: number, y: number, width: num
       [cx, y + 9.5],
       [cx - 6, y + 3.5],
     ] as const;
-    ink.polygon(points, { ...marker, fill: OUT_OF_RANGE });
+    ink.polygon(points, OUTSIDE_MARK);
   } else {
-    ink.circle(cx, y + 3.5, 5, { ...marker, fill: INK });
+    ink.circle(cx, y + 3.5, 5, INSIDE_MARK);
   }
 }
+
+const OUTSIDE_MARK = { stroke: '#ffffff', lineWidth: 1, fill: OUT_OF_RANGE } as const;
+const INSIDE_MARK = { stroke: '#ffffff', lineWidth: 1, fill: INK } as const;
 
 function positionColour(m: ReportMarker): string {
   if (m.position === 'below' || m.position === 'above') return OUT_OF_RANGE;
