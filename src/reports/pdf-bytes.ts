@@ -40,9 +40,13 @@ export class ByteSink {
 
   /** A coordinate or size with at most two decimals (1/7200 inch), trailing zeros dropped. */
   num(n: number): void {
+    this.hundredths(Math.round(n * 100));
+  }
+
+  /** An integer number of hundredths as a decimal (passed as an integer: no number boxing). */
+  hundredths(hundredths: number): void {
     this.room(24);
     const { buf } = this;
-    const hundredths = Math.round(n * 100);
     let abs = hundredths;
     if (hundredths < 0) {
       buf[this.length++] = 0x2d;
@@ -59,6 +63,18 @@ export class ByteSink {
   private int(n: number): void {
     if (n >= 10) this.int((n / 10) | 0);
     this.buf[this.length++] = 0x30 + (n % 10);
+  }
+
+  /** Another sink's bytes. */
+  append(other: ByteSink): void {
+    const n = other.length;
+    this.room(n);
+    // A loop: the bytes are few, and Buffer#copy of a part allocates a view of it.
+    const from = other.buf;
+    const { buf } = this;
+    const at = this.length;
+    for (let i = 0; i < n; i++) buf[at + i] = from[i]!;
+    this.length = at + n;
   }
 
   /** The bytes written, without the final byte when it is `drop` (a trailing separator). */

@@ -151,7 +151,7 @@ export class Content {
   text(face: Face, size: number, colour: string, x: number, y: number, text: string, memo?: TextLine): void {
     if (text === '') return;
     const font = this.fonts[face];
-    let tj = memo?.operand;
+    const tj = memo?.operand;
     if (tj === undefined) {
       scratch.length = 0;
       const shared = writeOperand(font, face, text, scratch);
@@ -160,8 +160,7 @@ export class Content {
         this.placed(face, size, colour, x, y, text);
         return;
       }
-      tj = scratch.view(-1);
-      if (memo !== undefined && shared) memo.operand = Buffer.from(tj);
+      if (memo !== undefined && shared) memo.operand = Buffer.from(scratch.buf.subarray(0, scratch.length));
     }
     this.begin();
     const { out } = this;
@@ -184,7 +183,8 @@ export class Content {
     out.byte(SP);
     out.num(this.height - y - (font.ascender / 1000) * size);
     out.text(' Tm [');
-    out.bytes(tj);
+    if (tj === undefined) out.append(scratch);
+    else out.bytes(tj);
     out.text('] TJ\n');
   }
 
@@ -271,8 +271,10 @@ export class Content {
   roundedRect(x: number, y: number, w: number, h: number, radius: number, style: PathStyle): void {
     const r = Math.min(radius, w / 2, h / 2);
     const c = r * (1 - KAPPA);
-    const H = this.height;
-    const [x0, x1, top, bottom] = [x, x + w, H - y, H - y - h];
+    const x0 = x;
+    const x1 = x + w;
+    const top = this.height - y;
+    const bottom = top - h;
     const { out } = this;
     this.style(style);
     this.point(x0 + r, top);

@@ -43,18 +43,25 @@ const NOT_PLAIN = -2;
 /** Plain characters a face keeps tables for; others are shaped by fontkit. */
 const MAX_PLAIN = 256;
 
+/** Distinct pair advances a face keeps (few: a glyph's width plus one of a few kerning values). */
+const MAX_ADVANCES = 4096;
+/** `pairSlot` of a pair that is not plain. */
+export const NOT_PLAIN_PAIR = 1;
+
 export class PlainShaping {
   private readonly index = new Int16Array(0x10000).fill(UNKNOWN);
   /** By plain index: the glyph, its own advance, and its advance alone (no kerning). */
   readonly glyphs: PlainGlyph[] = [];
-  readonly widths: number[] = [];
-  readonly alone: number[] = [];
+  readonly widths = new Float64Array(MAX_PLAIN);
+  readonly alone = new Float64Array(MAX_PLAIN);
   /**
-   * Per pair of plain indexes: 0 not checked yet, 1 not plain, else the index in `advances` of
-   * the first glyph's advance when followed by the second in a word (a small table: few values).
+   * Per pair of plain indexes: 0 not checked yet, NOT_PLAIN_PAIR, else the index in `advances` of
+   * the first glyph's advance when followed by the second in a word. Typed arrays, read where
+   * they are used: the numbers stay unboxed.
    */
   private readonly pairs = new Uint16Array(MAX_PLAIN * MAX_PLAIN);
-  private readonly advances: number[] = [Number.NaN, Number.NaN];
+  readonly advances = new Float64Array(MAX_ADVANCES).fill(Number.NaN);
+  private advanceCount = 2;
   private readonly advanceSlots = new Map<number, number>();
 
   /** `shape` lays out a string with the shaper (fontkit), positions in thousandths. */
@@ -63,7 +70,10 @@ export class PlainShaping {
   /** The plain index of a UTF-16 code unit, or a negative number when it is not plain. */
   charIndex(code: number): number {
     const known = this.index[code]!;
-    if (known !== UNKNOWN) return known;
+    return known !== UNKNOWN ? known : this.checkChar(code);
+  }
+
+  private checkChar(code: number): number {
     let index = NOT_PLAIN;
     const surrogate = code >= 0xd800 && code <= 0xdfff;
     const char = String.fromCharCode(code);
@@ -73,19 +83,25 @@ export class PlainShaping {
       if (run.glyphs.length === 1 && p !== undefined && p.xOffset === 0 && p.yOffset === 0) {
         index = this.glyphs.length;
         this.glyphs.push(run.glyphs[0]!);
-        this.widths.push(p.advanceWidth);
-        this.alone.push(p.xAdvance);
+        this.widths[index] = p.advanceWidth;
+        this.alone[index] = p.xAdvance;
       }
     }
     this.index[code] = index;
     return index;
   }
 
-  /** The advance of `a` followed by `b` in one word (plain indexes), or NaN when the pair is not plain. */
-  pairAdvance(a: number, b: number, codeA: number, codeB: number): number {
+  /**
+   * Where the advance of `a` followed by `b` in one word (plain indexes of the code units `codeA`
+   * and `codeB`) is in `advances`, or NOT_PLAIN_PAIR.
+   */
+  pairSlot(a: number, b: number, codeA: number, codeB: number): number {
+    const slot = this.pairs[a * MAX_PLAIN + b]!;
+    return slot !== 0 ? slot : this.checkPair(a, b, codeA, codeB);
+  }
+
+  private checkPair(a: number, b: number, codeA: number, codeB: number): number {
     const at = a * MAX_PLAIN + b;
-    const slot = this.pairs[at]!;
-    if (slot !== 0) return this.advances[slot]!;
     const pair = String.fromCharCode(codeA, codeB);
     const run = this.shape(pair);
     const [first, second] = run.positions;
@@ -106,18 +122,20 @@ export class PlainShaping {
       inContext.glyphs[2]!.id === run.glyphs[1]!.id &&
       samePosition(inContext.positions[1], first) &&
       samePosition(inContext.positions[2], second);
-    if (!plain) {
-      this.pairs[at] = 1;
-      return Number.NaN;
+    let slot = NOT_PLAIN_PAIR;
+    if (plain) {
+      slot = this.advanceSlots.get(first.xAdvance) ?? this.advanceCount;
+      if (slot === this.advanceCount) {
+        if (slot >= MAX_ADVANCES) slot = NOT_PLAIN_PAIR;
+        else {
+          this.advances[slot] = first.xAdvance;
+          this.advanceSlots.set(first.xAdvance, slot);
+          this.advanceCount++;
+        }
+      }
     }
-    let value = this.advanceSlots.get(first.xAdvance);
-    if (value === undefined) {
-      value = this.advances.length;
-      this.advances.push(first.xAdvance);
-      this.advanceSlots.set(first.xAdvance, value);
-    }
-    this.pairs[at] = value;
-    return first.xAdvance;
+    this.pairs[at] = slot;
+    return slot;
   }
 
   /**
@@ -137,9 +155,9 @@ export class PlainShaping {
       }
       if (apart || j + 1 === end) word += this.alone[a]!;
       else {
-        const advance = this.pairAdvance(a, b, text.charCodeAt(j), text.charCodeAt(j + 1));
-        if (Number.isNaN(advance)) return Number.NaN;
-        word += advance;
+        const slot = this.pairSlot(a, b, text.charCodeAt(j), text.charCodeAt(j + 1));
+        if (slot === NOT_PLAIN_PAIR) return Number.NaN;
+        word += this.advances[slot]!;
       }
     }
     return word;

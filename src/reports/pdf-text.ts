@@ -1,6 +1,6 @@
 import type { ByteSink } from './pdf-bytes.js';
 import { type Face, layout, plainShaping } from './pdf-fonts.js';
-import type { PlainShaping } from './pdf-plain.js';
+import { NOT_PLAIN_PAIR, type PlainShaping } from './pdf-plain.js';
 import type { SubsetFont } from './pdf-subset.js';
 import { RecentCache } from './recent-cache.js';
 
@@ -122,8 +122,9 @@ class OperandWriter {
       }
       if (apart || j + 1 === end) advance = plain.alone[a]!;
       else {
-        advance = plain.pairAdvance(a, b, line.charCodeAt(j), line.charCodeAt(j + 1));
-        if (Number.isNaN(advance)) return false;
+        const slot = plain.pairSlot(a, b, line.charCodeAt(j), line.charCodeAt(j + 1));
+        if (slot === NOT_PLAIN_PAIR) return false;
+        advance = plain.advances[slot]!;
       }
       let code = codes[a]!;
       if (code === -1) {
@@ -142,7 +143,7 @@ class OperandWriter {
       if (kern !== 0) {
         out.byte(CLOSE);
         out.byte(SP);
-        out.num(-kern);
+        out.hundredths(Math.round(-kern * 100));
         this.open = false;
       }
     }
