@@ -59,19 +59,20 @@ interface Style {
   readonly wrapped: Map<number, RecentCache<Lines>>;
 }
 
-/** One object per style, so wrapped text can be kept with it. */
-const styles: Record<Face, Map<number, Map<string, Style>>> = { regular: new Map(), bold: new Map() };
+/** One object per style, so wrapped text can be kept with it: by face, colour, size × 4. */
+const styles: Record<Face, Map<string, Style[]>> = { regular: new Map(), bold: new Map() };
 
 function st(size: number, color = INK, face: Face = 'regular'): Style {
-  let bySize = styles[face].get(size);
+  let bySize = styles[face].get(color);
   if (bySize === undefined) {
-    bySize = new Map();
-    styles[face].set(size, bySize);
+    bySize = [];
+    styles[face].set(color, bySize);
   }
-  let style = bySize.get(color);
+  const at = size * 4;
+  let style = bySize[at];
   if (style === undefined) {
     style = { face, size, color, wrapped: new Map() };
-    bySize.set(color, style);
+    bySize[at] = style;
   }
   return style;
 }
