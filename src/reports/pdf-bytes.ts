@@ -45,24 +45,36 @@ export class ByteSink {
 
   /** An integer number of hundredths as a decimal (passed as an integer: no number boxing). */
   hundredths(hundredths: number): void {
+    // Sign, up to 16 digits (the integers a double holds exactly), point, two decimals.
     this.room(24);
     const { buf } = this;
+    let at = this.length;
     let abs = hundredths;
     if (hundredths < 0) {
-      buf[this.length++] = 0x2d;
+      buf[at++] = 0x2d;
       abs = -hundredths;
     }
     const frac = abs % 100;
-    this.int((abs - frac) / 100);
-    if (frac === 0) return;
-    buf[this.length++] = 0x2e;
-    buf[this.length++] = 0x30 + ((frac / 10) | 0);
-    if (frac % 10 !== 0) buf[this.length++] = 0x30 + (frac % 10);
-  }
-
-  private int(n: number): void {
-    if (n >= 10) this.int((n / 10) | 0);
-    this.buf[this.length++] = 0x30 + (n % 10);
+    const whole = (abs - frac) / 100;
+    // Page coordinates have at most three digits before the point.
+    if (whole < 10) buf[at++] = 0x30 + whole;
+    else if (whole < 100) {
+      buf[at++] = 0x30 + ((whole / 10) | 0);
+      buf[at++] = 0x30 + (whole % 10);
+    } else if (whole < 1000) {
+      buf[at++] = 0x30 + ((whole / 100) | 0);
+      buf[at++] = 0x30 + (((whole / 10) | 0) % 10);
+      buf[at++] = 0x30 + (whole % 10);
+    } else {
+      const digits = String(whole);
+      for (let i = 0; i < digits.length; i++) buf[at++] = digits.charCodeAt(i);
+    }
+    if (frac !== 0) {
+      buf[at++] = 0x2e;
+      buf[at++] = 0x30 + ((frac / 10) | 0);
+      if (frac % 10 !== 0) buf[at++] = 0x30 + (frac % 10);
+    }
+    this.length = at;
   }
 
   /** Another sink's bytes. */

@@ -1,6 +1,7 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { renderPdf } from '../../src/reports/index.js';
+import { ByteSink } from '../../src/reports/pdf-bytes.js';
 import { PdfFile, pdfDate, pdfString } from '../../src/reports/pdf-file.js';
 import { fullReport, HOSTILE_TEXT, reportWithPartnerText } from './fixtures.js';
 
@@ -115,5 +116,36 @@ describe('pdf strings and dates', () => {
   it('writes dates in UTC', () => {
     expect(pdfDate(new Date('2026-11-20T09:31:12.000Z'))).toBe('(D:20261120093112Z)');
     expect(pdfDate(new Date('0999-01-02T03:04:05Z'))).toBe('(D:09990102030405Z)');
+  });
+});
+
+describe('numbers in page content', () => {
+  it('are written with at most two decimals, trailing zeros dropped', () => {
+    const sink = new ByteSink(4);
+    const written = (n: number) => {
+      sink.length = 0;
+      sink.num(n);
+      return sink.buf.subarray(0, sink.length).toString('latin1');
+    };
+    const cases: Array<[number, string]> = [
+      [0, '0'],
+      [-0.001, '0'],
+      [48, '48'],
+      [786.464219, '786.46'],
+      [841.89, '841.89'],
+      [0.5, '0.5'],
+      [0.05, '0.05'],
+      [-21.97, '-21.97'],
+      [-0.004, '0'],
+      [-0.006, '-0.01'],
+      [9.999, '10'],
+      [1234.5, '1234.5'],
+      [123456789.12, '123456789.12'],
+    ];
+    for (const [n, text] of cases) expect(written(n), String(n)).toBe(text);
+    // Against the decimal the number rounds to, over a range of coordinates.
+    for (let h = -200_000; h <= 200_000; h += 37) {
+      expect(written(h / 100)).toBe(String(Math.round(h) / 100));
+    }
   });
 });
