@@ -1,49 +1,27 @@
-import { deflateSync } from 'node:zlib';
-import { type EmbeddedFont, FACE_NAMES, type Face, TOKENS } from './pdf-fonts.js';
+import { ByteSink, returnSink, takeSink } from './pdf-bytes.js';
+import { type Face, layout } from './pdf-fonts.js';
+import type { SubsetFont } from './pdf-subset.js';
+import { type TextLine, writeOperand } from './pdf-text.js';
 
 /**
  * The pdf renderer's drawing surface: single-line text and simple vector shapes, written as
- * PDF content operators through pdfkit's public `addContent`. Glyphs are encoded by the
- * document's own embedded fonts, so font subsets, widths and the ToUnicode map stay pdfkit's.
+ * PDF content operators, page by page. Each page's operators become its content stream.
  *
- * Why not pdfkit's `text()` and path API: each call costs tens of microseconds (option
- * merging, three layouts of the string, several content writes, colours written with 16
- * decimals), and a report has some 300 lines and 200 shapes; the pdf budget is a few
- * milliseconds (bench/reports.mjs). Operators are collected per page and written in one
- * block by `flush`, which the renderer calls before it changes page and before `end`.
+ * Coordinates are the renderer's: origin at the top left, y down; for text, `y` is the top of the
+ * line box. They are written in PDF space (y up) with at most two decimals.
  *
- * A page's block goes into a form XObject compressed here at zlib level 1, drawn by a one-line
- * page content; the document itself is created with pdfkit's compression off. pdfkit
- * compresses every stream at the default level in a call of its own, which took longer than
- * all the drawing; one level-1 call per page costs a fraction and the file stays small.
- *
- * Coordinates are pdfkit's: origin at the top left, y down; for text, `y` is the top of the
- * line box (pdfkit's default `baseline: 'top'`).
+ * Drawing is written in segments, each inside `q … Q` with its own graphics state (fill and
+ * stroke colour, line width, dash, font), so state never leaks from one segment into another: a
+ * page's body is one segment and its footer another, and a line that needs per-glyph placement
+ * (marks over letters) is written between segments, the way pdfkit writes it.
  */
 
-const NO_FEATURES: unknown[] = [];
-
-/** A coordinate or size with at most two decimals (1/7200 inch), built from integers. */
-function num(n: number): string {
-  const hundredths = Math.round(n * 100);
-  const abs = hundredths < 0 ? -hundredths : hundredths;
-  const frac = abs % 100;
-  const whole = `${hundredths < 0 ? '-' : ''}${(abs - frac) / 100}`;
-  if (frac === 0) return whole;
-  if (frac % 10 === 0) return `${whole}.${frac / 10}`;
-  return `${whole}.${frac < 10 ? '0' : ''}${frac}`;
+/** pdfkit's numbers in content: at most six decimals. */
+function num6(n: number): string {
+  return String(Math.round(n * 1e6) / 1e6);
 }
 
-/**
- * Glyph codes are written as literal strings of their two bytes (half the size of hex
- * strings), with the bytes a literal string reserves escaped.
- */
-const BYTE = Array.from({ length: 256 }, (_, b) => {
-  if (b === 0x28 || b === 0x29 || b === 0x5c) return `\\${String.fromCharCode(b)}`;
-  if (b === 0x0a) return '\\n';
-  if (b === 0x0d) return '\\r';
-  return String.fromCharCode(b);
-});
+const latin1 = (s: string) => Buffer.from(s, 'latin1');
 
 const rgbCache = new Map<string, string>();
 
@@ -59,18 +37,30 @@ function rgb(hex: string): string {
   return v;
 }
 
-/**
- * The TJ operand of each line and word, per face, for those whose glyphs all come from the
- * seed (so whose codes are the same in every document): most of a report's lines repeat
- * across reports, and a new line is mostly made of words seen before.
- */
-const MAX_CACHED = 20_000;
-const shown: Record<Face, Map<string, string>> = { regular: new Map(), bold: new Map() };
+/** The fill and stroke colour operators of each colour. */
+const fillOps = new Map<string, Buffer>();
+const strokeOps = new Map<string, Buffer>();
 
-function remember(cache: Map<string, string>, text: string, tj: string): void {
-  if (cache.size >= MAX_CACHED) cache.clear();
-  cache.set(text, tj);
+function colourOp(ops: Map<string, Buffer>, hex: string, op: string): Buffer {
+  let bytes = ops.get(hex);
+  if (bytes === undefined) {
+    bytes = latin1(`${rgb(hex)} ${op}\n`);
+    ops.set(hex, bytes);
+  }
+  return bytes;
 }
+
+/** `#rrggbb` as pdfkit writes a fill colour: each channel / 255 in full. */
+function rgbFull(hex: string): string {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return `${((n >> 16) & 255) / 255} ${((n >> 8) & 255) / 255} ${(n & 255) / 255}`;
+}
+
+const NL = 0x0a;
+
+/** Where a line's operand is written before it is copied to the page (drawing is synchronous). */
+const scratch = new ByteSink(1024);
+const SP = 0x20;
 
 export interface PathStyle {
   fill?: string;
@@ -83,225 +73,312 @@ export interface PathStyle {
 /** Bézier control distance for a quarter circle. */
 const KAPPA = 0.5522847498;
 
-/** Blocks smaller than this (footers) are written straight into the page content. */
-const SMALL_BLOCK = 2048;
-
 export class Content {
-  private ops: string[] = [];
+  private readonly pages: ByteSink[] = [];
+  private out!: ByteSink;
+  private open = false;
   private inText = false;
-  private readonly used = new Set<Face>();
-  /** Graphics state set in the block being collected, so unchanged state is not repeated. */
+  /** Graphics state set in the segment being written, so unchanged state is not repeated. */
   private fill = '';
   private stroke = '';
   private lineWidth = -1;
   private dashed = false;
-  private font = '';
-  private forms = 0;
+  private face: Face | '' = '';
+  private size = -1;
 
   constructor(
-    private readonly doc: PDFKit.PDFDocument,
-    private readonly fonts: Readonly<Record<Face, EmbeddedFont>>,
-    private readonly seeded: Readonly<Record<Face, number>>,
+    private readonly fonts: Readonly<Record<Face, SubsetFont>>,
+    private readonly height: number,
   ) {}
 
-  private get height(): number {
-    return this.doc.page.height;
+  get pageCount(): number {
+    return this.pages.length;
   }
 
-  // Text
-
-  text(face: Face, size: number, colour: string, x: number, y: number, text: string): void {
-    if (text === '') return;
-    const font = this.fonts[face];
-    const tj = this.encode(face, text);
-    if (tj === null) {
-      // Mark positioning (combining accents) needs per-glyph moves: pdfkit places this line.
-      this.flush();
-      this.doc.font(FACE_NAMES[face]).fontSize(size).fillColor(colour);
-      this.doc.text(text, x, y, { lineBreak: false, features: [] });
-      return;
-    }
-    if (!this.inText) {
-      this.ops.push('BT');
-      this.inText = true;
-    }
-    this.setFill(colour);
-    const fontOp = `/${font.id} ${num(size)} Tf`;
-    if (fontOp !== this.font) {
-      this.ops.push(fontOp);
-      this.font = fontOp;
-    }
-    this.used.add(face);
-    const baseline = this.height - y - (font.ascender / 1000) * size;
-    this.ops.push(`1 0 0 1 ${num(x)} ${num(baseline)} Tm [${tj}] TJ`);
+  newPage(): void {
+    this.close();
+    this.out = takeSink();
+    this.pages.push(this.out);
   }
 
-  /** The line's glyphs as a TJ operand, or null when pdfkit has to place them itself. */
-  private encode(face: Face, text: string): string | null {
-    const cache = shown[face];
-    const cached = cache.get(text);
-    if (cached !== undefined) return cached;
-    const tokens = text.match(TOKENS);
-    if (tokens === null || tokens.length < 2) return this.encodeWord(face, text);
-    let tj = '';
-    for (const token of tokens) {
-      const part = this.encodeWord(face, token);
-      if (part === null) return null;
-      tj += part;
-    }
-    // Every word came from the seed only if each was cached.
-    if (tokens.every((t) => cache.has(t))) remember(cache, text, tj);
-    return tj;
+  /** Goes back to a page to draw more on it (after what it holds). */
+  toPage(index: number): void {
+    this.close();
+    this.out = this.pages[index]!;
   }
 
-  private encodeWord(face: Face, text: string): string | null {
-    const cache = shown[face];
-    const cached = cache.get(text);
-    if (cached !== undefined) return cached;
-    const [hex, positions] = this.fonts[face].encode(text, NO_FEATURES);
-    let tj = '';
-    let run = '';
-    let seededOnly = true;
-    for (let i = 0; i < hex.length; i++) {
-      const p = positions[i]!;
-      if (p.xOffset !== 0 || p.yOffset !== 0) return null;
-      const code = Number.parseInt(hex[i]!, 16);
-      if (code > this.seeded[face]) seededOnly = false;
-      run += BYTE[code >> 8]! + BYTE[code & 255]!;
-      const kern = p.xAdvance - p.advanceWidth;
-      if (kern !== 0) {
-        tj += `(${run}) ${num(-kern)} `;
-        run = '';
-      }
-    }
-    if (run !== '') tj += `(${run}) `;
-    if (seededOnly) remember(cache, text, tj);
-    return tj;
+  /**
+   * Passes each page's content stream to `use`, then gives the buffers back to the pool:
+   * `use` must not keep the bytes.
+   */
+  finish(use: (content: Buffer, page: number) => void): void {
+    this.close();
+    this.pages.forEach((sink, i) => {
+      use(sink.view(NL), i);
+    });
+    for (const sink of this.pages) returnSink(sink);
+    this.pages.length = 0;
   }
 
-  // Shapes
-
-  rect(x: number, y: number, w: number, h: number, style: PathStyle): void {
-    this.path(`${num(x)} ${num(this.height - y - h)} ${num(w)} ${num(h)} re`, style);
+  private op(text: string): void {
+    this.out.text(text);
+    this.out.byte(NL);
   }
 
-  roundedRect(x: number, y: number, w: number, h: number, radius: number, style: PathStyle): void {
-    const r = Math.min(radius, w / 2, h / 2);
-    const c = r * (1 - KAPPA);
-    const H = this.height;
-    const [x0, x1, top, bottom] = [x, x + w, H - y, H - y - h];
-    this.path(
-      [
-        `${num(x0 + r)} ${num(top)} m`,
-        `${num(x1 - r)} ${num(top)} l`,
-        `${num(x1 - c)} ${num(top)} ${num(x1)} ${num(top - c)} ${num(x1)} ${num(top - r)} c`,
-        `${num(x1)} ${num(bottom + r)} l`,
-        `${num(x1)} ${num(bottom + c)} ${num(x1 - c)} ${num(bottom)} ${num(x1 - r)} ${num(bottom)} c`,
-        `${num(x0 + r)} ${num(bottom)} l`,
-        `${num(x0 + c)} ${num(bottom)} ${num(x0)} ${num(bottom + c)} ${num(x0)} ${num(bottom + r)} c`,
-        `${num(x0)} ${num(top - r)} l`,
-        `${num(x0)} ${num(top - c)} ${num(x0 + c)} ${num(top)} ${num(x0 + r)} ${num(top)} c h`,
-      ].join('\n'),
-      style,
-    );
+  private begin(): void {
+    if (this.open) return;
+    this.op('q');
+    this.open = true;
   }
 
-  circle(cx: number, cy: number, r: number, style: PathStyle): void {
-    const k = r * KAPPA;
-    const y = this.height - cy;
-    this.path(
-      [
-        `${num(cx + r)} ${num(y)} m`,
-        `${num(cx + r)} ${num(y + k)} ${num(cx + k)} ${num(y + r)} ${num(cx)} ${num(y + r)} c`,
-        `${num(cx - k)} ${num(y + r)} ${num(cx - r)} ${num(y + k)} ${num(cx - r)} ${num(y)} c`,
-        `${num(cx - r)} ${num(y - k)} ${num(cx - k)} ${num(y - r)} ${num(cx)} ${num(y - r)} c`,
-        `${num(cx + k)} ${num(y - r)} ${num(cx + r)} ${num(y - k)} ${num(cx + r)} ${num(y)} c h`,
-      ].join('\n'),
-      style,
-    );
-  }
-
-  polygon(points: ReadonlyArray<readonly [number, number]>, style: PathStyle): void {
-    const H = this.height;
-    const ops = points.map(([x, y], i) => `${num(x)} ${num(H - y)} ${i === 0 ? 'm' : 'l'}`);
-    this.path(`${ops.join('\n')} h`, style);
-  }
-
-  line(x1: number, y1: number, x2: number, y2: number, style: PathStyle): void {
-    const H = this.height;
-    this.path(`${num(x1)} ${num(H - y1)} m ${num(x2)} ${num(H - y2)} l`, style);
-  }
-
-  private path(geometry: string, style: PathStyle): void {
-    if (this.inText) {
-      this.ops.push('ET');
-      this.inText = false;
-    }
-    if (style.fill !== undefined) this.setFill(style.fill);
-    if (style.stroke !== undefined) {
-      const op = `${rgb(style.stroke)} RG`;
-      if (op !== this.stroke) {
-        this.ops.push(op);
-        this.stroke = op;
-      }
-      const width = style.lineWidth ?? 1;
-      if (width !== this.lineWidth) {
-        this.ops.push(`${num(width)} w`);
-        this.lineWidth = width;
-      }
-      const dashed = style.dash !== undefined;
-      if (dashed) this.ops.push(`[${num(style.dash![0])} ${num(style.dash![1])}] 0 d`);
-      else if (this.dashed) this.ops.push('[] 0 d');
-      this.dashed = dashed;
-    }
-    const paint = style.fill !== undefined ? (style.stroke !== undefined ? 'B' : 'f') : 'S';
-    this.ops.push(`${geometry} ${paint}`);
-  }
-
-  private setFill(colour: string): void {
-    const op = `${rgb(colour)} rg`;
-    if (op !== this.fill) {
-      this.ops.push(op);
-      this.fill = op;
-    }
-  }
-
-  /** Writes what was collected to the current page. */
-  flush(): void {
-    if (this.ops.length === 0) return;
-    if (this.inText) this.ops.push('ET');
-    const fonts: Record<string, unknown> = {};
-    for (const face of this.used) {
-      const font = this.fonts[face];
-      fonts[font.id] = font.ref();
-    }
-    const body = this.ops.join('\n');
-    const { page } = this.doc;
-    // pdfkit's page space is flipped (y down); the block is drawn in the unflipped PDF space.
-    const unflip = `q 1 0 0 -1 0 ${num(page.height)} cm`;
-    if (body.length < SMALL_BLOCK) {
-      Object.assign(page.fonts as Record<string, unknown>, fonts);
-      this.doc.addContent(`${unflip}\n${body}\nQ`);
-    } else {
-      const form = this.doc.ref({
-        Type: 'XObject',
-        Subtype: 'Form',
-        BBox: [0, 0, page.width, page.height],
-        Resources: { Font: fonts },
-        Filter: 'FlateDecode',
-      });
-      form.end(deflateSync(Buffer.from(body, 'latin1'), { level: 1, memLevel: 9 }));
-      const name = `Hs${++this.forms}`;
-      (page.xobjects as Record<string, unknown>)[name] = form;
-      this.doc.addContent(`${unflip} /${name} Do Q`);
-    }
-    this.ops = [];
-    this.used.clear();
+  /** Ends the segment: the next one starts from the page's graphics state. */
+  private close(): void {
+    if (this.inText) this.op('ET');
+    if (this.open) this.op('Q');
+    this.open = false;
     this.inText = false;
     this.fill = '';
     this.stroke = '';
     this.lineWidth = -1;
     this.dashed = false;
-    this.font = '';
+    this.face = '';
+    this.size = -1;
+  }
+
+  // Text
+
+  /** One line of text; `memo` keeps its encoding for the next document that draws it. */
+  text(face: Face, size: number, colour: string, x: number, y: number, text: string, memo?: TextLine): void {
+    if (text === '') return;
+    const font = this.fonts[face];
+    const tj = memo?.operand;
+    if (tj === undefined) {
+      scratch.length = 0;
+      const shared = writeOperand(font, face, text, scratch);
+      if (shared === null) {
+        this.close();
+        this.placed(face, size, colour, x, y, text);
+        return;
+      }
+      if (memo !== undefined && shared) memo.operand = Buffer.from(scratch.buf.subarray(0, scratch.length));
+    }
+    this.begin();
+    const { out } = this;
+    if (!this.inText) {
+      this.op('BT');
+      this.inText = true;
+    }
+    this.setFill(colour);
+    if (face !== this.face || size !== this.size) {
+      out.byte(0x2f);
+      out.text(font.id);
+      out.byte(SP);
+      out.num(size);
+      out.text(' Tf\n');
+      this.face = face;
+      this.size = size;
+    }
+    out.text('1 0 0 1 ');
+    out.num(x);
+    out.byte(SP);
+    out.num(this.height - y - (font.ascender / 1000) * size);
+    out.text(' Tm [');
+    if (tj === undefined) out.append(scratch);
+    else out.bytes(tj);
+    out.text('] TJ\n');
+  }
+
+  /**
+   * A line with marks placed over their letters, glyph by glyph, in the operators pdfkit writes
+   * for it (its `text()`), outside any segment.
+   */
+  private placed(face: Face, size: number, colour: string, x: number, y: number, line: string): void {
+    const font = this.fonts[face];
+    const ops: string[] = ['/DeviceRGB cs', `${rgbFull(colour)} scn`];
+    const text = line.replace(/\n/g, '');
+    if (text !== '') {
+      const { glyphs, positions } = layout(face, text);
+      const codes = glyphs.map((g) => font.code(g).toString(16).padStart(4, '0'));
+      let cx = x;
+      const cy = this.height - y - (font.ascender / 1000) * size;
+      ops.push('q', 'BT', `1 0 0 1 ${num6(cx)} ${num6(cy)} Tm`, `/${font.id} ${num6(size)} Tf`);
+      const scale = size / 1000;
+      const commands: string[] = [];
+      let last = 0;
+      let hadOffset = false;
+      const addSegment = (cur: number) => {
+        if (last < cur) {
+          const p = positions[cur - 1]!;
+          commands.push(`<${codes.slice(last, cur).join('')}> ${num6(-(p.xAdvance - p.advanceWidth))}`);
+        }
+        last = cur;
+      };
+      const flush = (i: number) => {
+        addSegment(i);
+        if (commands.length > 0) {
+          ops.push(`[${commands.join(' ')}] TJ`);
+          commands.length = 0;
+        }
+      };
+      let i = 0;
+      for (; i < positions.length; i++) {
+        const p = positions[i]!;
+        if (p.xOffset || p.yOffset) {
+          flush(i);
+          ops.push(`1 0 0 1 ${num6(cx + p.xOffset * scale)} ${num6(cy + p.yOffset * scale)} Tm`);
+          flush(i + 1);
+          hadOffset = true;
+        } else {
+          if (hadOffset) {
+            ops.push(`1 0 0 1 ${num6(cx)} ${num6(cy)} Tm`);
+            hadOffset = false;
+          }
+          if (p.xAdvance - p.advanceWidth !== 0) addSegment(i + 1);
+        }
+        cx += p.xAdvance * scale;
+      }
+      flush(i);
+      ops.push('ET', 'Q');
+    }
+    for (const op of ops) this.op(op);
+  }
+
+  // Shapes
+
+  private point(x: number, y: number): void {
+    const { out } = this;
+    out.num(x);
+    out.byte(SP);
+    out.num(y);
+    out.byte(SP);
+  }
+
+  private curve(x1: number, y1: number, x2: number, y2: number, x3: number, y3: number): void {
+    this.point(x1, y1);
+    this.point(x2, y2);
+    this.point(x3, y3);
+    this.out.byte(0x63);
+  }
+
+  rect(x: number, y: number, w: number, h: number, style: PathStyle): void {
+    this.style(style);
+    this.point(x, this.height - y - h);
+    this.point(w, h);
+    this.out.text('re');
+    this.paint(style);
+  }
+
+  roundedRect(x: number, y: number, w: number, h: number, radius: number, style: PathStyle): void {
+    const r = Math.min(radius, w / 2, h / 2);
+    const c = r * (1 - KAPPA);
+    const x0 = x;
+    const x1 = x + w;
+    const top = this.height - y;
+    const bottom = top - h;
+    const { out } = this;
+    this.style(style);
+    this.point(x0 + r, top);
+    out.text('m\n');
+    this.point(x1 - r, top);
+    out.text('l\n');
+    this.curve(x1 - c, top, x1, top - c, x1, top - r);
+    out.byte(NL);
+    this.point(x1, bottom + r);
+    out.text('l\n');
+    this.curve(x1, bottom + c, x1 - c, bottom, x1 - r, bottom);
+    out.byte(NL);
+    this.point(x0 + r, bottom);
+    out.text('l\n');
+    this.curve(x0 + c, bottom, x0, bottom + c, x0, bottom + r);
+    out.byte(NL);
+    this.point(x0, top - r);
+    out.text('l\n');
+    this.curve(x0, top - c, x0 + c, top, x0 + r, top);
+    out.text(' h');
+    this.paint(style);
+  }
+
+  circle(cx: number, cy: number, r: number, style: PathStyle): void {
+    const k = r * KAPPA;
+    const y = this.height - cy;
+    const { out } = this;
+    this.style(style);
+    this.point(cx + r, y);
+    out.text('m\n');
+    this.curve(cx + r, y + k, cx + k, y + r, cx, y + r);
+    out.byte(NL);
+    this.curve(cx - k, y + r, cx - r, y + k, cx - r, y);
+    out.byte(NL);
+    this.curve(cx - r, y - k, cx - k, y - r, cx, y - r);
+    out.byte(NL);
+    this.curve(cx + k, y - r, cx + r, y - k, cx + r, y);
+    out.text(' h');
+    this.paint(style);
+  }
+
+  polygon(points: ReadonlyArray<readonly [number, number]>, style: PathStyle): void {
+    const H = this.height;
+    this.style(style);
+    points.forEach(([x, y], i) => {
+      if (i > 0) this.out.byte(NL);
+      this.point(x, H - y);
+      this.out.byte(i === 0 ? 0x6d : 0x6c);
+    });
+    this.out.text(' h');
+    this.paint(style);
+  }
+
+  line(x1: number, y1: number, x2: number, y2: number, style: PathStyle): void {
+    const H = this.height;
+    this.style(style);
+    this.point(x1, H - y1);
+    this.out.text('m ');
+    this.point(x2, H - y2);
+    this.out.byte(0x6c);
+    this.paint(style);
+  }
+
+  /** Sets the path's colours, width and dash, ahead of its geometry. */
+  private style(style: PathStyle): void {
+    this.begin();
+    if (this.inText) {
+      this.op('ET');
+      this.inText = false;
+    }
+    if (style.fill !== undefined) this.setFill(style.fill);
+    if (style.stroke !== undefined) {
+      const { out } = this;
+      if (style.stroke !== this.stroke) {
+        out.bytes(colourOp(strokeOps, style.stroke, 'RG'));
+        this.stroke = style.stroke;
+      }
+      const width = style.lineWidth ?? 1;
+      if (width !== this.lineWidth) {
+        out.num(width);
+        out.text(' w\n');
+        this.lineWidth = width;
+      }
+      const dashed = style.dash !== undefined;
+      if (dashed) {
+        out.byte(0x5b);
+        out.num(style.dash![0]);
+        out.byte(SP);
+        out.num(style.dash![1]);
+        out.text('] 0 d\n');
+      } else if (this.dashed) this.op('[] 0 d');
+      this.dashed = dashed;
+    }
+  }
+
+  private paint(style: PathStyle): void {
+    const paint = style.fill !== undefined ? (style.stroke !== undefined ? ' B\n' : ' f\n') : ' S\n';
+    this.out.text(paint);
+  }
+
+  private setFill(colour: string): void {
+    if (colour !== this.fill) {
+      this.out.bytes(colourOp(fillOps, colour, 'rg'));
+      this.fill = colour;
+    }
   }
 }

@@ -1,49 +1,68 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { PlainShaping } from './pdf-plain.js';
+import { RecentCache } from './recent-cache.js';
 
 /**
- * pdfkit and the DejaVu fonts, loaded once per process, with the per-process caches that keep
- * the pdf renderer within its budget (6 ms median per report, measured by bench/reports.mjs).
+ * The DejaVu fonts, parsed once per process by fontkit, and the caches that keep text layout
+ * cheap: the shaped glyph run of each word and line, measured widths and wrapped lines.
  *
- * - pdfkit is loaded through `require`, so that it and the fontkit the fonts are parsed with
- *   are one module instance (pdfkit's own dependency, resolved from pdfkit's location). pdfkit
- *   accepts a parsed fontkit font wherever it accepts font bytes: each face is parsed once per
- *   process instead of once per document.
- * - `layout`: the shaped glyph run of each word and line, which depends on the font alone
- *   (`Position` explains how pdfkit is kept from rescaling cached runs). A new line is put
- *   together from its words; words with digits from their characters.
- * - the subset font program: pdfkit embeds a subset of the glyphs a document used, in
- *   first-use order. Every document first takes one fixed glyph set (SEED), so nearly all
- *   reports embed exactly the same subset, and its encoded bytes are reused.
+ * - `layout`: a line's glyphs and positions, put together from its words (with the spaces that
+ *   follow them, as pdfkit shaped text, so no kerning crosses a space); words with digits from
+ *   their characters. Shaping depends on the font alone, so words are shared by every document.
  * - `textWidth` and `wrap`: measured widths and wrapped lines, for the renderer's own layout.
+ *
+ * fontkit is pdfkit's dependency, resolved from pdfkit's location: the version the package
+ * lock pins for it.
  */
 
 const require = createRequire(import.meta.url);
 
-const PDFDocument = require('pdfkit') as typeof import('pdfkit');
-
-interface GlyphPosition {
-  xAdvance: number;
-  yAdvance: number;
-  xOffset: number;
-  yOffset: number;
-}
-
-interface GlyphRunLike {
-  glyphs: unknown[];
-  positions: GlyphPosition[];
+export interface FontkitGlyph {
+  readonly id: number;
+  readonly codePoints: readonly number[];
+  /** In font units. */
   readonly advanceWidth: number;
 }
 
-interface FontkitSubset {
-  glyphs: number[];
+interface FontkitPosition {
+  readonly xAdvance: number;
+  readonly xOffset: number;
+  readonly yOffset: number;
+}
+
+interface FontkitRun {
+  readonly glyphs: FontkitGlyph[];
+  readonly positions: FontkitPosition[];
+}
+
+export interface FontkitSubset {
+  readonly glyphs: readonly number[];
+  includeGlyph(glyph: number): number;
   encode(): Uint8Array;
 }
 
-interface FontkitFont {
+export interface FontkitFont {
   readonly unitsPerEm: number;
+  readonly numGlyphs: number;
+  readonly postscriptName: string;
+  readonly ascent: number;
+  readonly descent: number;
+  readonly capHeight: number | undefined;
+  readonly xHeight: number | undefined;
+  readonly italicAngle: number;
+  readonly bbox: {
+    readonly minX: number;
+    readonly minY: number;
+    readonly maxX: number;
+    readonly maxY: number;
+  };
+  readonly post: { readonly isFixedPitch: number };
+  readonly head: { readonly macStyle: { readonly italic: boolean } };
+  readonly 'OS/2': { readonly sFamilyClass: number } | undefined;
+  getGlyph(id: number): FontkitGlyph;
   hasGlyphForCodePoint(codePoint: number): boolean;
-  layout(text: string, features?: unknown): GlyphRunLike;
+  layout(text: string): FontkitRun;
   createSubset(): FontkitSubset;
 }
 
@@ -51,163 +70,151 @@ const fontkit = createRequire(require.resolve('pdfkit'))('fontkit') as {
   create(bytes: Uint8Array): FontkitFont;
 };
 
-/**
- * A glyph position already in pdfkit's units (thousandths of the font size). Its fields are
- * private, read through getters: pdfkit rescales a fresh run by iterating a position's
- * enumerable keys (`for…in`), which then finds none, so one cached position can serve every
- * document without being copied. The `advanceWidth` pdfkit writes back equals the one held.
- */
-class Position {
-  readonly #xAdvance: number;
-  readonly #yAdvance: number;
-  readonly #xOffset: number;
-  readonly #yOffset: number;
-  #advanceWidth: number;
-
-  constructor(p: GlyphPosition, advanceWidth: number, scale: number) {
-    this.#xAdvance = p.xAdvance * scale;
-    this.#yAdvance = p.yAdvance * scale;
-    this.#xOffset = p.xOffset * scale;
-    this.#yOffset = p.yOffset * scale;
-    this.#advanceWidth = advanceWidth * scale;
-  }
-
-  get xAdvance(): number {
-    return this.#xAdvance;
-  }
-  get yAdvance(): number {
-    return this.#yAdvance;
-  }
-  get xOffset(): number {
-    return this.#xOffset;
-  }
-  get yOffset(): number {
-    return this.#yOffset;
-  }
-  get advanceWidth(): number {
-    return this.#advanceWidth;
-  }
-  set advanceWidth(value: number) {
-    this.#advanceWidth = value;
-  }
+/** A glyph's placement in thousandths of the font size (pdf text space units). */
+export interface Position {
+  readonly xAdvance: number;
+  readonly xOffset: number;
+  readonly yOffset: number;
+  /** The glyph's own advance; where xAdvance differs, the difference is kerning. */
+  readonly advanceWidth: number;
 }
 
-interface CachedRun extends GlyphRunLike {
-  glyphs: Array<{ advanceWidth: number }>;
-  positions: Position[];
-  advanceWidth: number;
+export interface Run {
+  readonly glyphs: readonly FontkitGlyph[];
+  readonly positions: readonly Position[];
+  /** In thousandths of the font size. */
+  readonly advanceWidth: number;
 }
-
-const MAX_CACHED_WORDS = 20_000;
-const MAX_CACHED_SUBSETS = 32;
-
-/** Words with the spaces that follow them, as pdfkit itself shapes text ("a b" → "a ", "b"). */
-export const TOKENS = /[^ ]+ *| +/g;
-
-/**
- * Words with digits (values, dates, references) are new in most reports: they are put together
- * from their characters, already shaped. DejaVu's digits are tabular and unkerned.
- */
-const HAS_DIGIT = /[0-9]/;
-
-function cachingFont(font: FontkitFont): FontkitFont {
-  const runs = new Map<string, CachedRun>();
-  const subsets = new Map<string, Uint8Array>();
-  const scale = 1000 / font.unitsPerEm;
-
-  const remember = (text: string, run: CachedRun): CachedRun => {
-    if (runs.size >= MAX_CACHED_WORDS) runs.clear();
-    runs.set(text, run);
-    return run;
-  };
-
-  const join = (text: string, parts: readonly string[]): CachedRun => {
-    const run: CachedRun = { glyphs: [], positions: [], advanceWidth: 0 };
-    for (const token of parts) {
-      const part = shape(token);
-      run.glyphs.push(...part.glyphs);
-      run.positions.push(...part.positions);
-      run.advanceWidth += part.advanceWidth;
-    }
-    return remember(text, run);
-  };
-
-  const shape = (text: string): CachedRun => {
-    const cached = runs.get(text);
-    if (cached !== undefined) return cached;
-    if (text.length > 1 && HAS_DIGIT.test(text)) return join(text, [...text]);
-    const shaped = font.layout(text);
-    const glyphs = shaped.glyphs as Array<{ advanceWidth: number }>;
-    const positions = shaped.positions.map((p, i) => new Position(p, glyphs[i]!.advanceWidth, scale));
-    let advanceWidth = 0;
-    for (const p of positions) advanceWidth += p.xAdvance;
-    return remember(text, { glyphs, positions, advanceWidth });
-  };
-
-  // A new line is put together from its words, most of which have been shaped before.
-  const layout = (text: string, features?: unknown): GlyphRunLike => {
-    if (features !== undefined && !(Array.isArray(features) && features.length === 0)) {
-      return font.layout(text, features);
-    }
-    const cached = runs.get(text);
-    if (cached !== undefined) return cached;
-    const tokens = text.match(TOKENS);
-    return tokens === null || tokens.length < 2 ? shape(text) : join(text, tokens);
-  };
-
-  const createSubset = (): FontkitSubset => {
-    const subset = font.createSubset();
-    const encode = subset.encode.bind(subset);
-    subset.encode = () => {
-      // The subset's bytes depend only on the font and the glyph list (in order).
-      const key = subset.glyphs.join(',');
-      let bytes = subsets.get(key);
-      if (bytes === undefined) {
-        bytes = encode();
-        if (subsets.size >= MAX_CACHED_SUBSETS) subsets.delete(subsets.keys().next().value!);
-        subsets.set(key, bytes);
-      }
-      return bytes;
-    };
-    return subset;
-  };
-
-  // Everything else (metrics, tables, glyph lookups) is read through the prototype.
-  const facade = Object.create(font) as FontkitFont;
-  Object.defineProperty(facade, 'layout', { value: layout });
-  Object.defineProperty(facade, 'createSubset', { value: createSubset });
-  return facade;
-}
-
-function loadFont(file: string): FontkitFont {
-  return cachingFont(fontkit.create(readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`))));
-}
-
-const FONTS = {
-  regular: loadFont('DejaVuSans.ttf'),
-  bold: loadFont('DejaVuSans-Bold.ttf'),
-} as const;
-
-/** pdfkit's names for the two faces: the regular one is the document's default font. */
-export const REGULAR = 'DejaVuSans';
-export const BOLD = 'DejaVuSans-Bold';
 
 export type Face = 'regular' | 'bold';
 
-export const FACE_NAMES: Readonly<Record<Face, string>> = { regular: REGULAR, bold: BOLD };
+const CACHED = 20_000;
 
-const widths: Record<Face, Map<string, number>> = { regular: new Map(), bold: new Map() };
+/** Words with the spaces that follow them, as pdfkit itself shapes text ("a b" → "a ", "b"). */
+export const TOKENS = /[^ ]+ *| +/g;
+const SPACE = 0x20;
 
-/** The advance width of `text` at font size `size`, in points (cached per string). */
-export function textWidth(face: Face, text: string, size: number): number {
-  const cache = widths[face];
-  let em = cache.get(text);
-  if (em === undefined) {
-    em = FONTS[face].layout(text, []).advanceWidth / 1000;
-    if (cache.size >= MAX_CACHED_WORDS) cache.clear();
-    cache.set(text, em);
+/**
+ * Words with digits (values, dates, references) are new in most reports: they are put together
+ * from their characters, already shaped, and not kept. DejaVu's digits are tabular and unkerned.
+ */
+const HAS_DIGIT = /[0-9]/;
+
+class ShapedFont {
+  /** Words without digits, and single characters. */
+  private readonly words = new RecentCache<Run>(CACHED);
+  private readonly scale: number;
+  readonly plain: PlainShaping;
+
+  constructor(readonly font: FontkitFont) {
+    this.scale = 1000 / font.unitsPerEm;
+    this.plain = new PlainShaping((text) => (text.length === 1 ? this.shape(text) : this.shaped(text)));
   }
-  return em * size;
+
+  /** The glyph run of one line of text. */
+  layout(text: string): Run {
+    const tokens = text.match(TOKENS);
+    return tokens === null || tokens.length < 2 ? this.word(text) : this.join(tokens);
+  }
+
+  /** The advance width of a line in thousandths of the font size, added up as `layout` does. */
+  advance(text: string): number {
+    let line = 0;
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const start = i;
+      let digits = false;
+      while (i < n && text.charCodeAt(i) !== SPACE) {
+        const c = text.charCodeAt(i);
+        if (c >= 0x30 && c <= 0x39) digits = true;
+        i++;
+      }
+      while (i < n && text.charCodeAt(i) === SPACE) i++;
+      line += this.wordAdvance(text, start, i, digits && i - start > 1);
+    }
+    return line;
+  }
+
+  /** The advance of one word of `text` (from `start` to `end`, spaces after it included). */
+  wordAdvance(text: string, start: number, end: number, apart: boolean): number {
+    const plain = this.plain.wordAdvance(text, start, end, apart);
+    return Number.isNaN(plain) ? this.shapedAdvance(text.slice(start, end), apart) : plain;
+  }
+
+  private shapedAdvance(text: string, apart: boolean): number {
+    if (!apart) return this.shape(text).advanceWidth;
+    let advanceWidth = 0;
+    for (const ch of text) advanceWidth += this.shape(ch).advanceWidth;
+    return advanceWidth;
+  }
+
+  private word(text: string): Run {
+    return text.length > 1 && HAS_DIGIT.test(text) ? this.join([...text]) : this.shape(text);
+  }
+
+  private join(parts: readonly string[]): Run {
+    const glyphs: FontkitGlyph[] = [];
+    const positions: Position[] = [];
+    let advanceWidth = 0;
+    for (const token of parts) {
+      const part = this.word(token);
+      for (const g of part.glyphs) glyphs.push(g);
+      for (const p of part.positions) positions.push(p);
+      advanceWidth += part.advanceWidth;
+    }
+    return { glyphs, positions, advanceWidth };
+  }
+
+  private shape(text: string): Run {
+    return this.words.get(text) ?? this.words.set(text, this.shaped(text));
+  }
+
+  /** fontkit's layout of `text`, in thousandths of the font size. */
+  private shaped(text: string): Run {
+    const shaped = this.font.layout(text);
+    const { scale } = this;
+    const positions = shaped.positions.map(
+      (p, i): Position => ({
+        xAdvance: p.xAdvance * scale,
+        xOffset: p.xOffset * scale,
+        yOffset: p.yOffset * scale,
+        advanceWidth: shaped.glyphs[i]!.advanceWidth * scale,
+      }),
+    );
+    let advanceWidth = 0;
+    for (const p of positions) advanceWidth += p.xAdvance;
+    return { glyphs: shaped.glyphs, positions, advanceWidth };
+  }
+}
+
+function loadFont(file: string): ShapedFont {
+  return new ShapedFont(fontkit.create(readFileSync(require.resolve(`dejavu-fonts-ttf/ttf/${file}`))));
+}
+
+const FONTS: Readonly<Record<Face, ShapedFont>> = {
+  regular: loadFont('DejaVuSans.ttf'),
+  bold: loadFont('DejaVuSans-Bold.ttf'),
+};
+
+/** The parsed font of a face, for embedding. */
+export function fontOf(face: Face): FontkitFont {
+  return FONTS[face].font;
+}
+
+/** Per-character shaping of plain text in `face`. */
+export function plainShaping(face: Face): PlainShaping {
+  return FONTS[face].plain;
+}
+
+/** The shaped glyphs of one line of `face`. */
+export function layout(face: Face, text: string): Run {
+  return FONTS[face].layout(text);
+}
+
+/** The advance width of `text` at font size `size`, in points. */
+export function textWidth(face: Face, text: string, size: number): number {
+  return (FONTS[face].advance(text) / 1000) * size;
 }
 
 /** Characters as a reader sees them: a base letter with its marks, an emoji sequence. */
@@ -227,7 +234,7 @@ const INVISIBLE = /^\p{Default_Ignorable_Code_Point}$/u;
  */
 export function printable(face: Face, text: string): string {
   if (PLAIN_ASCII.test(text)) return text;
-  const font = FONTS[face];
+  const { font } = FONTS[face];
   let out = '';
   let changed = false;
   for (const { segment } of graphemes.segment(text)) {
@@ -246,24 +253,55 @@ export function printable(face: Face, text: string): string {
   return changed ? out : text;
 }
 
-const wrapped = new Map<string, string[]>();
-
 /**
  * Greedy line breaking at spaces, with words wider than the line cut where they overflow.
  * Cheaper than pdfkit's Unicode line breaker, which the report's plain text does not need.
  */
 export function wrap(face: Face, size: number, text: string, width: number): string[] {
-  const key = `${face} ${size} ${width} ${text}`;
-  let lines = wrapped.get(key);
-  if (lines === undefined) {
-    lines = wrapNew(face, size, text, width);
-    if (wrapped.size >= MAX_CACHED_WORDS) wrapped.clear();
-    wrapped.set(key, lines);
+  return wrapSingleSpaced(face, size, text, width) ?? wrapWords(face, size, text, width);
+}
+
+/**
+ * `wrap` for text whose words are one space apart and all fit a line (nearly all): lines are
+ * cut out of the text itself, with the same widths and breaks; null for any other text.
+ */
+function wrapSingleSpaced(face: Face, size: number, text: string, width: number): string[] | null {
+  const font = FONTS[face];
+  const space = textWidth(face, ' ', size);
+  const lines: string[] = [];
+  const n = text.length;
+  let lineStart = -1;
+  let lineEnd = -1;
+  let lineW = 0;
+  let i = 0;
+  while (i < n) {
+    const start = i;
+    let digits = false;
+    while (i < n && text.charCodeAt(i) !== SPACE) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x39) digits = true;
+      i++;
+    }
+    if (start === i || (i < n && i + 1 < n && text.charCodeAt(i + 1) === SPACE)) return null;
+    const w = (font.wordAdvance(text, start, i, digits && i - start > 1) / 1000) * size;
+    if (w > width) return null;
+    if (lineStart >= 0 && lineW + space + w <= width) {
+      lineEnd = i;
+      lineW += space + w;
+    } else {
+      if (lineStart >= 0) lines.push(text.slice(lineStart, lineEnd));
+      lineStart = start;
+      lineEnd = i;
+      lineW = w;
+    }
+    i++;
   }
+  if (lineStart >= 0) lines.push(text.slice(lineStart, lineEnd));
+  if (lines.length === 0 || (n > 0 && text.charCodeAt(n - 1) === SPACE)) return null;
   return lines;
 }
 
-function wrapNew(face: Face, size: number, text: string, width: number): string[] {
+function wrapWords(face: Face, size: number, text: string, width: number): string[] {
   const space = textWidth(face, ' ', size);
   const lines: string[] = [];
   let line = '';
@@ -308,66 +346,4 @@ function wrapNew(face: Face, size: number, text: string, width: number): string[
   }
   if (line !== '' || lines.length === 0) lines.push(line);
   return lines;
-}
-
-/**
- * The characters every document's fonts take first, in this order: printable ASCII and the
- * few other characters the report's fixed text uses, so the subset (and its cached bytes) is
- * the same for almost every report.
- */
-const SEED = `${Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('')}µ²³·–—‘’“”…≤≥×°•äöüÄÖÜéèàç`;
-
-/** The parts of pdfkit's per-document font object (EmbeddedFont) that pdf-content.ts uses. */
-export interface EmbeddedFont {
-  readonly id: string;
-  /** Ascent in thousandths of the font size. */
-  readonly ascender: number;
-  /** Adds the glyphs of `text` to the font's subset; their hex codes and positions. */
-  encode(text: string, features?: unknown[]): [string[], EncodedPosition[]];
-  /** The font's resource reference, to list in a page's resources. */
-  ref(): unknown;
-}
-
-export interface EncodedPosition {
-  xAdvance: number;
-  advanceWidth: number;
-  xOffset: number;
-  yOffset: number;
-}
-
-export interface NewDocument {
-  doc: PDFKit.PDFDocument;
-  fonts: Record<Face, EmbeddedFont>;
-  /**
-   * The highest glyph code the seed takes in each font. Codes up to it are the same in every
-   * document, so text using only those encodes to the same bytes everywhere.
-   */
-  seeded: Record<Face, number>;
-}
-
-function highestCode(hex: readonly string[]): number {
-  let max = 0;
-  for (const h of hex) max = Math.max(max, Number.parseInt(h, 16));
-  return max;
-}
-
-/** A new document with both faces registered and seeded (see above). */
-export function newDocument(options: PDFKit.PDFDocumentOptions): NewDocument {
-  // The default font is passed parsed; pdfkit's option type only names the string form.
-  const doc = new PDFDocument({ ...options, font: FONTS.regular as unknown as string });
-  doc.registerFont(BOLD, FONTS.bold as unknown as string);
-  // pdfkit has no public handle on a document's font objects, nor a call that adds glyphs to
-  // a font without drawing them: both are read from its current-font field.
-  const current = () => (doc as unknown as { _font: EmbeddedFont })._font;
-  doc.font(BOLD);
-  const bold = current();
-  const [boldSeed] = bold.encode(SEED, []);
-  doc.font(REGULAR);
-  const regular = current();
-  const [regularSeed] = regular.encode(SEED, []);
-  return {
-    doc,
-    fonts: { regular, bold },
-    seeded: { regular: highestCode(regularSeed), bold: highestCode(boldSeed) },
-  };
 }

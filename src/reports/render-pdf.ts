@@ -22,8 +22,11 @@ import {
   TRACK,
   WITHIN,
 } from './geometry.js';
-import { Content } from './pdf-content.js';
-import { type Face, newDocument, printable, textWidth, wrap } from './pdf-fonts.js';
+import type { Content } from './pdf-content.js';
+import { PdfDocument } from './pdf-document.js';
+import { type Face, printable, textWidth, wrap } from './pdf-fonts.js';
+import { TextLine } from './pdf-text.js';
+import { RecentCache } from './recent-cache.js';
 import type { Report, ReportMarker, ReportOutcome } from './schema.js';
 
 /**
@@ -31,12 +34,10 @@ import type { Report, ReportMarker, ReportOutcome } from './schema.js';
  * drawn as vector graphics, "Page n of m" on every page. Document dates come from
  * generatedAt, so the same report always gives the same bytes.
  *
- * Text is laid out here (wrap, measure, then draw line by line) rather than by pdfkit's line
- * wrapper, so block heights are known before drawing and blocks are kept on one page; lines
- * and shapes are drawn by pdf-content.ts, which keeps rendering within a few milliseconds.
+ * Text is laid out here (wrap, measure, then draw line by line), so block heights are known
+ * before drawing and blocks are kept on one page; lines and shapes are drawn by pdf-content.ts
+ * and the file is written by pdf-document.ts.
  */
-
-type Doc = PDFKit.PDFDocument;
 
 const PAGE_W = 595.28;
 const PAGE_H = 841.89;
@@ -51,46 +52,80 @@ const WARNING_FILL = '#fff7e6';
 const WARNING_INK = '#7c2d12';
 
 interface Style {
-  face: Face;
-  size: number;
-  color: string;
+  readonly face: Face;
+  readonly size: number;
+  readonly color: string;
+  /** Text wrapped in this style, by column width. */
+  readonly wrapped: Map<number, RecentCache<Lines>>;
 }
 
-const st = (size: number, color = INK, face: Face = 'regular'): Style => ({ face, size, color });
+/** One object per style, so wrapped text can be kept with it: by face, colour, size × 4. */
+const styles: Record<Face, Map<string, Style[]>> = { regular: new Map(), bold: new Map() };
+
+function st(size: number, color = INK, face: Face = 'regular'): Style {
+  let bySize = styles[face].get(color);
+  if (bySize === undefined) {
+    bySize = [];
+    styles[face].set(color, bySize);
+  }
+  const at = size * 4;
+  let style = bySize[at];
+  if (style === undefined) {
+    style = { face, size, color, wrapped: new Map() };
+    bySize[at] = style;
+  }
+  return style;
+}
+
 const bold = (size: number, color = INK): Style => st(size, color, 'bold');
 
 const lead = (s: Style) => s.size * 1.28;
 
-/** Wrapped text, measured before it is drawn. */
+/** Wrapped text, measured before it is drawn. Shared: not to be changed. */
 interface Lines {
-  lines: string[];
-  style: Style;
-  height: number;
+  readonly lines: readonly TextLine[];
+  readonly style: Style;
+  readonly height: number;
 }
 
+const WRAPPED_PER_COLUMN = 2_000;
+
+/** `text` wrapped to `width` (kept: most paragraphs and labels recur in every report). */
 function lines(text: string, style: Style, width: number): Lines {
-  const l = wrap(style.face, style.size, text, width);
-  return { lines: l, style, height: l.length * lead(style) };
+  let cache = style.wrapped.get(width);
+  if (cache === undefined) {
+    cache = new RecentCache(WRAPPED_PER_COLUMN);
+    style.wrapped.set(width, cache);
+  }
+  const cached = cache.get(text);
+  if (cached !== undefined) return cached;
+  const l = wrap(style.face, style.size, text, width).map((line) => new TextLine(line));
+  return cache.set(text, { lines: l, style, height: l.length * lead(style) });
 }
 
 /** A cursor over the pages: `y` is where the next block starts. */
 class Writer {
   y = TOP;
 
-  constructor(
-    readonly doc: Doc,
-    readonly ink: Content,
-  ) {}
+  constructor(readonly ink: Content) {}
+
+  text(text: string, x: number, y: number, s: Style): void {
+    this.ink.text(s.face, s.size, s.color, x, y, text);
+  }
 
   /** One line of text; returns its width. */
-  text(text: string, x: number, y: number, s: Style): number {
-    this.ink.text(s.face, s.size, s.color, x, y, text);
+  measured(text: string, x: number, y: number, s: Style): number {
+    this.text(text, x, y, s);
     return textWidth(s.face, text, s.size);
   }
 
   draw(l: Lines, x: number, y: number): void {
     const step = lead(l.style);
-    for (let i = 0; i < l.lines.length; i++) this.text(l.lines[i]!, x, y + i * step, l.style);
+    const { face, size, color } = l.style;
+    for (let i = 0; i < l.lines.length; i++) {
+      const line = l.lines[i]!;
+      this.ink.text(face, size, color, x, y + i * step, line.text, line);
+    }
   }
 
   /** Starts a new page unless `h` points fit below the cursor (or could not fit anywhere). */
@@ -99,8 +134,7 @@ class Writer {
   }
 
   newPage(): void {
-    this.ink.flush();
-    this.doc.addPage();
+    this.ink.newPage();
     this.y = TOP;
   }
 
@@ -188,7 +222,7 @@ function summary(w: Writer, r: Report): void {
     badge(w, o, x + cardW - 10, y + 9);
     if (o.status === 'failed') w.text(o.scoreText, x + 10, y + 28, bold(12, MUTED));
     else {
-      const sw = w.text(o.scoreText, x + 10, y + 25, bold(16));
+      const sw = w.measured(o.scoreText, x + 10, y + 25, bold(16));
       w.text('of 1', x + 14 + sw, y + 31, st(8, MUTED));
     }
     scoreBar(w, o, x + 10, y + 47, cardW - 20);
@@ -201,7 +235,7 @@ function summary(w: Writer, r: Report): void {
   let x = LEFT;
   for (const z of SCORE_ZONES) {
     w.ink.rect(x, w.y + 1, 12, 7, { fill: TIER_COLOURS[z.tier].fill });
-    x += 16 + w.text(z.label, x + 16, w.y, s) + 14;
+    x += 16 + w.measured(z.label, x + 16, w.y, s) + 14;
   }
   w.ink.circle(x + 4, w.y + 4.5, 3.5, { fill: INK });
   w.text('Your score', x + 11, w.y, s);
@@ -263,7 +297,7 @@ function outcomeBlock(o: ReportOutcome, ageYears: number): OutcomeBlock {
       w.y += 6;
       w.rule(0.6, RULE);
       w.y += 8;
-      const tw = w.text(o.focus, LEFT, w.y, bold(12));
+      const tw = w.measured(o.focus, LEFT, w.y, bold(12));
       w.text(o.statusLabel, LEFT + tw + 10, w.y + 3, st(8, MUTED));
       badge(w, o, RIGHT, w.y);
       w.y += 20;
@@ -363,7 +397,6 @@ function rangeChart(w: Writer, m: ReportMarker, x: number, y: number, width: num
     ink.rect(x + bar.band.from * width, y, (bar.band.to - bar.band.from) * width, 7, { fill: IN_RANGE });
   }
   const cx = x + bar.at * width;
-  const marker = { stroke: '#ffffff', lineWidth: 1 };
   if (m.position === 'below' || m.position === 'above') {
     const points = [
       [cx, y - 2.5],
@@ -371,11 +404,14 @@ function rangeChart(w: Writer, m: ReportMarker, x: number, y: number, width: num
       [cx, y + 9.5],
       [cx - 6, y + 3.5],
     ] as const;
-    ink.polygon(points, { ...marker, fill: OUT_OF_RANGE });
+    ink.polygon(points, OUTSIDE_MARK);
   } else {
-    ink.circle(cx, y + 3.5, 5, { ...marker, fill: INK });
+    ink.circle(cx, y + 3.5, 5, INSIDE_MARK);
   }
 }
+
+const OUTSIDE_MARK = { stroke: '#ffffff', lineWidth: 1, fill: OUT_OF_RANGE } as const;
+const INSIDE_MARK = { stroke: '#ffffff', lineWidth: 1, fill: INK } as const;
 
 function positionColour(m: ReportMarker): string {
   if (m.position === 'below' || m.position === 'above') return OUT_OF_RANGE;
@@ -452,8 +488,8 @@ function masthead(w: Writer, r: Report): void {
   for (const [label, value] of meta) {
     w.text(label, lx, y, st(8, MUTED));
     // Partner references can be long: at most two lines, cut beyond that.
-    const l = lines(value, bold(8), RIGHT - vx);
-    l.lines = l.lines.slice(0, 2);
+    const all = lines(value, bold(8), RIGHT - vx);
+    const l = { ...all, lines: all.lines.slice(0, 2) };
     w.draw(l, vx, y);
     y += Math.max(11, l.lines.length * lead(l.style));
   }
@@ -474,13 +510,12 @@ function statement(w: Writer, r: Report): void {
 }
 
 function footers(w: Writer, r: Report): void {
-  w.ink.flush();
-  const { start, count } = w.doc.bufferedPageRange();
+  const count = w.ink.pageCount;
   const left = `${r.model.name} ${r.model.version} · Result ${r.resultId} · Generated ${formatDateTime(r.generatedAt)}`;
   const small = st(7, MUTED);
   const strong = bold(8);
-  for (let i = start; i < start + count; i++) {
-    w.doc.switchToPage(i);
+  for (let i = 0; i < count; i++) {
+    w.ink.toPage(i);
     const y = PAGE_H - 44;
     w.y = y - 8;
     w.rule(0.5, RULE);
@@ -488,40 +523,17 @@ function footers(w: Writer, r: Report): void {
     w.text(`${r.statement.heading}.`, LEFT, y + 10, small);
     const page = `Page ${i + 1} of ${count}`;
     w.text(page, RIGHT - textWidth(strong.face, page, strong.size), y + 4, strong);
-    w.ink.flush();
   }
 }
 
 export function renderPdf(report: Report): Promise<Buffer> {
-  const r = report;
-  const generated = new Date(r.generatedAt);
-  const { doc, fonts, seeded } = newDocument({
-    size: 'A4',
-    // Page drawings are compressed by pdf-content.ts. The font programs stay uncompressed: they
-    // are cached subsets that deflate by only a quarter, at a millisecond per report.
-    compress: false,
-    margins: { top: TOP, bottom: PAGE_H - BOTTOM, left: LEFT, right: PAGE_W - RIGHT },
-    bufferPages: true,
-    lang: 'en',
-    displayTitle: true,
-    info: {
-      Title: `${r.title}: ${r.partnerSubjectId}`,
-      Author: 'healthspan',
-      Subject: r.statement.heading,
-      Creator: `${r.model.name} ${r.model.version}`,
-      Producer: 'healthspan',
-      CreationDate: generated,
-      ModDate: generated,
-    },
-  });
-  const chunks: Buffer[] = [];
-  const done = new Promise<Buffer>((resolve, reject) => {
-    doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
+  return Promise.resolve(renderPdfBytes(report));
+}
 
-  const w = new Writer(doc, new Content(doc, fonts, seeded));
+function renderPdfBytes(report: Report): Buffer {
+  const r = report;
+  const pdf = new PdfDocument(PAGE_W, PAGE_H);
+  const w = new Writer(pdf.content);
   masthead(w, r);
   statement(w, r);
   w.heading('Summary', CARD_H);
@@ -543,6 +555,17 @@ export function renderPdf(report: Report): Promise<Buffer> {
   table(w, MARKER_COLS, markers);
 
   footers(w, r);
-  doc.end();
-  return done;
+  const generated = new Date(r.generatedAt);
+  return pdf.end(
+    {
+      Producer: 'healthspan',
+      Creator: `${r.model.name} ${r.model.version}`,
+      CreationDate: generated,
+      Title: `${r.title}: ${r.partnerSubjectId}`,
+      Author: 'healthspan',
+      Subject: r.statement.heading,
+      ModDate: generated,
+    },
+    'en',
+  );
 }
