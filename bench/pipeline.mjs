@@ -16,7 +16,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { postgresCpuMs, postgresDeltaMs, processCpuMs } from './lib/cpu.mjs';
+import { postgresCpuMs, postgresDeltaMs, processCpuMs, threadCpuMs, threadSplit } from './lib/cpu.mjs';
 import { openBenchStore } from './lib/store.mjs';
 import { benchTelemetry } from './lib/telemetry.mjs';
 
@@ -133,6 +133,7 @@ while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 20));
 // CPU readings around the measured part (Linux /proc; PostgreSQL's only when it runs here).
 const cpuAtStart = {
   service: processes.map((child) => processCpuMs(child.pid)),
+  threads: processes.map((child) => threadCpuMs(child.pid)),
   postgres: store.kind === 'postgres' ? postgresCpuMs() : undefined,
   load: process.cpuUsage(),
 };
@@ -163,6 +164,9 @@ const serviceCpu = processes.map((child, i) => {
   const start = cpuAtStart.service[i];
   return end === undefined || start === undefined ? undefined : end - start;
 });
+const threadSplits = processes.map((child, i) =>
+  threadSplit(child.pid, cpuAtStart.threads[i], threadCpuMs(child.pid)),
+);
 const postgresCpu = cpuAtStart.postgres ? postgresDeltaMs(cpuAtStart.postgres, postgresCpuMs()) : undefined;
 const loadUsage = process.cpuUsage(cpuAtStart.load);
 const loadCpu = (loadUsage.user + loadUsage.system) / 1000;
@@ -209,6 +213,14 @@ if (serviceCpu.every((ms) => ms !== undefined)) {
   console.log(
     `cpu:         ${parts.join(', ')} per submission; total ${per(total)} (${os.cpus().length} cores x 1000 ms / total = ${((os.cpus().length * 1000 * n) / total).toFixed(0)}/s if CPU-bound)`,
   );
+  // By thread: the event loop, the busiest worker threads (render, SQLite writer), the rest.
+  for (const [i, split] of threadSplits.entries()) {
+    if (split.main === 0 && split.top.length === 0) continue;
+    const role = processes.length === 1 ? 'service' : i === 0 ? 'api' : `worker ${i}`;
+    console.log(
+      `  ${role.padEnd(10)} event loop ${per(split.main)}, busiest threads ${split.top.map(per).join(' + ') || '-'}, other threads ${per(split.rest)}`,
+    );
+  }
 }
 
 if (values.reports) {

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { startService } from './service.js';
+import { startService, stopOnSignals } from './service.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -14,21 +14,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  const service = await startService(config, logger);
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 15_000);
-    timer.unref();
-    service.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  stopOnSignals(await startService(config, logger), logger);
 }
 
 main().catch((error: unknown) => {

@@ -254,3 +254,31 @@ export function createWorker(
   );
   return { worker, maintenance };
 }
+
+/** How long a shutdown may take before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+/**
+ * SIGTERM or SIGINT stops the service (requests drained, running jobs finished or handed back,
+ * the store closed) and ends the process; should that take longer than `SHUTDOWN_GRACE_MS`, the
+ * process exits anyway, with status 1, and what it held is rescued like a crashed worker's.
+ */
+export function stopOnSignals(service: RunningService, logger: Logger): void {
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    timer.unref();
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

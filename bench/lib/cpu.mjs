@@ -44,3 +44,38 @@ export function postgresDeltaMs(before, after) {
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }
+
+/** CPU ms of each thread of one process, by thread id (Linux /proc); empty when unreadable. */
+export function threadCpuMs(pid) {
+  const byThread = new Map();
+  let tids;
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byThread;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byThread.set(tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND);
+    } catch {}
+  }
+  return byThread;
+}
+
+/**
+ * Where a process's CPU went between two `threadCpuMs` readings: its main thread (whose id is
+ * the process id), its busiest other threads (worker threads: the SQLite writer, report
+ * rendering), and the rest (V8's garbage collector and compiler, libuv's pool) together.
+ */
+export function threadSplit(pid, before, after) {
+  const delta = [...after].map(([tid, ms]) => [tid, ms - (before.get(tid) ?? 0)]);
+  const main = delta.find(([tid]) => tid === String(pid))?.[1] ?? 0;
+  const others = delta.filter(([tid]) => tid !== String(pid)).sort((a, b) => b[1] - a[1]);
+  return {
+    main,
+    top: others.slice(0, 2).map(([, ms]) => ms),
+    rest: others.slice(2).reduce((s, [, ms]) => s + ms, 0),
+  };
+}

@@ -10,7 +10,7 @@ import { isUuid } from '../domain/ids.js';
 import { API_MODES, type ApiMode } from '../domain/mode.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
-import { startService } from '../service.js';
+import { startService, stopOnSignals } from '../service.js';
 import { isPostgresUrl, Store, type SystemStore, sqliteFile } from '../store/index.js';
 import { NoSandboxError, NotFoundError, operatorOrigin } from '../store/repositories/accounts.js';
 import { VERSION } from '../version.js';
@@ -150,10 +150,8 @@ export function buildCli(): Command {
     )
     .action(async (opts: { role: ServiceRole }) => {
       const config = loadConfig();
-      const service = await startService(config, createLogger(config.logLevel), opts.role);
-      const stop = () => service.stop().then(() => process.exit(0));
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      const logger = createLogger(config.logLevel);
+      stopOnSignals(await startService(config, logger, opts.role), logger);
       await new Promise(() => {});
     });
 
