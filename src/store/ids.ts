@@ -98,21 +98,28 @@ function namespaceBytes(namespace: string): Buffer | undefined {
   return out;
 }
 
+// The namespace and the name are written here, not into a new buffer per id.
+const input = Buffer.allocUnsafe(16 + 3 * 1024);
+const MAX_NAME_CHARS = 1024;
+
+/** The variant nibble (RFC 9562: 10xx) of a hex digit's value. */
+const VARIANT = '89ab89ab89ab89ab';
+
 /**
  * RFC 9562 version 5, as the uuid package computes it, without its per-call parse of the
  * namespace and byte copies. Anything unusual (an invalid namespace, a value that is not
- * well-formed Unicode) goes to the package, so its errors stay the same.
+ * well-formed Unicode, a very long name) goes to the package, so its errors stay the same.
  */
 function nameBased(value: string, namespace: string): string {
   const ns = namespaceBytes(namespace);
-  if (ns === undefined || !value.isWellFormed()) return uuidv5(value, namespace);
-  const input = Buffer.allocUnsafe(16 + Buffer.byteLength(value, 'utf8'));
+  if (ns === undefined || value.length > MAX_NAME_CHARS || !value.isWellFormed()) {
+    return uuidv5(value, namespace);
+  }
   ns.copy(input, 0);
-  input.write(value, 16, 'utf8');
-  const digest = hash('sha1', input, 'buffer');
-  digest[6] = (digest[6]! & 0x0f) | 0x50;
-  digest[8] = (digest[8]! & 0x3f) | 0x80;
-  return format(digest, 0);
+  // At most three UTF-8 bytes per UTF-16 unit: the name always fits.
+  const length = 16 + input.write(value, 16, 'utf8');
+  const h = hash('sha1', input.subarray(0, length), 'hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${VARIANT[Number.parseInt(h[16]!, 16)]}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /**

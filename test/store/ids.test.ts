@@ -32,6 +32,16 @@ describe('derived ids', () => {
       ),
       { seed: 41, numRuns: 300 },
     );
+    const tenant = '01a1fe2b-9555-7666-a9e0-269eab8470a7';
+    for (const long of [
+      '€'.repeat(1023),
+      '€'.repeat(1024),
+      '€'.repeat(1025),
+      '😀'.repeat(512),
+      'a'.repeat(9000),
+    ]) {
+      expect(subjectIdFor(tenant, long)).toBe(uuidv5(long, tenant));
+    }
     for (const ns of ['00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff']) {
       expect(subjectIdFor(ns, 'subj-1')).toBe(uuidv5('subj-1', ns));
     }

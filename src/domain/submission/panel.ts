@@ -129,6 +129,10 @@ interface ResolvedMarker {
   code: MarkerCode;
 }
 
+function markerField(index: number, field: string): string {
+  return `markers[${index}].${field}`;
+}
+
 function checkMarkers(sub: ParsedSubmission, rangeCheck: RangeCheck, issues: PanelIssue[]): ResolvedMarker[] {
   const markers = sub.markers ?? [];
   const resolved: ResolvedMarker[] = [];
@@ -136,18 +140,17 @@ function checkMarkers(sub: ParsedSubmission, rangeCheck: RangeCheck, issues: Pan
 
   for (let index = 0; index < markers.length; index++) {
     const m = markers[index]!;
-    const at = (field: string) => `markers[${index}].${field}`;
     const code = resolveMarkerCode(m.code);
     if (code === null) {
       issues.push({
-        field: at('code'),
+        field: markerField(index, 'code'),
         message: `unknown marker code ${echo(m.code)}; use one of ${MARKER_CODES.join(', ')} or an accepted alias`,
       });
     } else {
       const earlier = firstIndex.get(code);
       if (earlier !== undefined) {
         issues.push({
-          field: at('code'),
+          field: markerField(index, 'code'),
           message: `${code} is sent more than once (also at markers[${earlier}], after resolving aliases); send each panel code once`,
         });
       } else {
@@ -162,13 +165,13 @@ function checkMarkers(sub: ParsedSubmission, rangeCheck: RangeCheck, issues: Pan
       // Only the HbA1c code can have been sent as the bare HBA1C alias.
       if (code === 'HBA1C_MMOL_MOL' && isHba1cAlias(m.code) && !unitsEqual(m.unit, unit)) {
         issues.push({
-          field: at('unit'),
+          field: markerField(index, 'unit'),
           message:
             'HBA1C is accepted only with unit mmol/mol (IFCC); convert a percentage (DCCT) result to mmol/mol, or send code HBA1C_MMOL_MOL with unit mmol/mol',
         });
       } else if (!unitsEqual(m.unit, unit)) {
         issues.push({
-          field: at('unit'),
+          field: markerField(index, 'unit'),
           message: `unit for ${code} must be ${unit} (sent ${echo(m.unit)})`,
         });
       } else {
@@ -178,7 +181,7 @@ function checkMarkers(sub: ParsedSubmission, rangeCheck: RangeCheck, issues: Pan
 
     if (m.value === NOT_APPLICABLE) {
       issues.push({
-        field: at('value'),
+        field: markerField(index, 'value'),
         message: 'value -1 is not valid for a blood marker; send the measured value',
       });
     } else if (code !== null && unitOk && !rangeCheck.unusable.has(code)) {
@@ -188,7 +191,7 @@ function checkMarkers(sub: ParsedSubmission, rangeCheck: RangeCheck, issues: Pan
       const upper = listed ? listed.upperBound : MARKERS[code].defaultRange.upper;
       if (m.value < lower || m.value > upper) {
         issues.push({
-          field: at('value'),
+          field: markerField(index, 'value'),
           message: `value ${m.value} for ${code} is outside the ${listed ? 'range given in sourceMetadata.markerRanges' : 'accepted range'} ${lower} to ${upper} ${MARKERS[code].unit}`,
         });
       }
