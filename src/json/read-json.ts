@@ -41,7 +41,10 @@ export function readJsonText(input: string): JsonTextResult {
   // Unpaired surrogates and NUL can only be written as \u escapes: raw text decoded from UTF-8
   // holds neither. Without escapes, the cheap checks below are exact.
   const escaped = text.includes('\\u');
-  const shape = inspect(value, escaped);
+  // A quote written as \u0022 is a quote in the value with none in the text.
+  const unicodeQuote = escaped && text.includes('\\u0022');
+  // A string holds a quote only if the text escapes one, as \" or \u0022.
+  const shape = inspect(value, escaped, unicodeQuote || text.includes('\\"'));
   if (shape.tooDeep) {
     return formError(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }
@@ -54,9 +57,11 @@ export function readJsonText(input: string): JsonTextResult {
   const fieldErrors = Object.create(null) as Record<string, string[]>;
   if (shape.badStrings) collectBadStrings(value, [], fieldErrors);
   // Every raw quote character in valid JSON opens or closes a key or string, or is an escaped
-  // quote (which decodes to one quote). So without \u escapes, the parsed value accounts for
-  // every quote in the text unless a repeated key's earlier member was dropped by the parse.
-  if (escaped || countQuotes(text) !== shape.quotes) {
+  // quote \" (which decodes to one quote). So unless a quote is written as \u0022, the parsed
+  // value accounts for every quote in the text unless a repeated key's earlier member was
+  // dropped by the parse. Other \u escapes (one key spelled two ways) change nothing: the parse
+  // drops the member all the same.
+  if (unicodeQuote || countQuotes(text) !== shape.quotes) {
     for (const { path, key } of findDuplicateKeys(text)) {
       addFieldError(
         fieldErrors,
@@ -99,16 +104,16 @@ interface Shape {
  * One pass over the parsed value. Recursion is safe: it never goes deeper than
  * `MAX_JSON_DEPTH`, whatever the nesting of the text (`JSON.parse` itself does not recurse).
  */
-function inspect(root: unknown, escaped: boolean): Shape {
+function inspect(root: unknown, escaped: boolean, quotesInStrings: boolean): Shape {
   const shape: Shape = { quotes: 0, values: 0, tooDeep: false, badStrings: false };
-  visit(root, 0, escaped, shape);
+  visit(root, 0, escaped, quotesInStrings, shape);
   return shape;
 }
 
-function visit(value: unknown, depth: number, escaped: boolean, shape: Shape): void {
+function visit(value: unknown, depth: number, escaped: boolean, quoted: boolean, shape: Shape): void {
   shape.values += 1;
   if (typeof value === 'string') {
-    shape.quotes += 2 + innerQuotes(value);
+    shape.quotes += quoted ? 2 + innerQuotes(value) : 2;
     if (escaped && !isText(value)) shape.badStrings = true;
     return;
   }
@@ -118,15 +123,15 @@ function visit(value: unknown, depth: number, escaped: boolean, shape: Shape): v
     return;
   }
   if (Array.isArray(value)) {
-    for (const item of value) visit(item, depth + 1, escaped, shape);
+    for (let i = 0; i < value.length; i++) visit(value[i], depth + 1, escaped, quoted, shape);
     return;
   }
   const object = value as Record<string, unknown>;
   for (const key in object) {
     const item = object[key];
-    shape.quotes += 2 + innerQuotes(key);
+    shape.quotes += quoted ? 2 + innerQuotes(key) : 2;
     if ((escaped && !isText(key)) || isPrototypeKey(key, item)) shape.badStrings = true;
-    visit(item, depth + 1, escaped, shape);
+    visit(item, depth + 1, escaped, quoted, shape);
   }
 }
 

@@ -202,4 +202,15 @@ describe('findIdentifierKey', () => {
   it.each(notFlagged.map((k) => [k]))('does not flag %j', (key) => {
     expect(findIdentifierKey(key)).toBe(false);
   });
+
+  it('gives a key the same verdict every time, however many other keys were read in between', () => {
+    const verdicts = new Map([...flagged, ...notFlagged].map((k) => [k, findIdentifierKey(k)]));
+    for (let round = 0; round < 3; round++) {
+      // Enough distinct keys to overflow what is remembered of earlier ones.
+      for (let i = 0; i < 5000; i++) findIdentifierKey(`extension${round}x${i}${i % 7 === 0 ? 'Name' : ''}`);
+      for (const [key, verdict] of verdicts) expect(findIdentifierKey(key), key).toBe(verdict);
+    }
+    expect(findIdentifierKey(`${'x'.repeat(100)}FirstName`)).toBe(true);
+    expect(findIdentifierKey(`${'x'.repeat(100)}FirstName`)).toBe(true);
+  });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_OUTCOMES,
@@ -65,5 +66,50 @@ describe('normaliseOutcomeName', () => {
     '',
   ])('rejects %j', (name) => {
     expect(normaliseOutcomeName(name)).toBeNull();
+  });
+});
+
+describe('normaliseOutcomeName and the three name forms', () => {
+  const FORMS = [/^wellbeing\.([a-z]+)$/, /^([a-z]+)\.wellbeing$/, /^([a-z]+)_wellbeing_10y$/];
+  const AREAS = new Map<string, OutcomeId>([
+    ['cardiovascular', 'wellbeing.cardiovascular'],
+    ['renal', 'wellbeing.renal'],
+    ['kidney', 'wellbeing.renal'],
+    ['cognitive', 'wellbeing.cognitive'],
+    ['respiratory', 'wellbeing.respiratory'],
+    ['general', 'wellbeing.general'],
+  ]);
+  /** The forms matched one after another, as every name was read before the lookup of known names. */
+  function byForms(raw: string): OutcomeId | null {
+    const name = raw.trim().toLowerCase();
+    for (const form of FORMS) {
+      const area = form.exec(name)?.[1];
+      if (area !== undefined) return AREAS.get(area) ?? null;
+    }
+    return null;
+  }
+
+  it('reads every name as matching the forms one by one does', () => {
+    const part = fc.constantFrom(
+      'wellbeing',
+      'WellBeing',
+      '.',
+      '_',
+      '_10y',
+      '10Y',
+      ...AREAS.keys(),
+      'CARDIOVASCULAR',
+      '\u212aidney', // Kelvin sign: lower-cases to an ASCII k
+      ' ',
+      '\n',
+      'x',
+    );
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 6 }), (parts) => {
+        const name = parts.join('');
+        expect(normaliseOutcomeName(name)).toBe(byForms(name));
+      }),
+      { seed: 31, numRuns: 3000 },
+    );
   });
 });

@@ -137,6 +137,43 @@ describe('panel: accepted', () => {
     });
   });
 
+  it('keeps the order of sourceMetadata keys, with or without markerRanges', () => {
+    const withRanges = expectPanelOk(
+      build({
+        'sourceMetadata.markerRanges': { alb: { unit: 'g/L', lowerBound: 30, upperBound: 50 } },
+        'sourceMetadata.facilityId': 'clinic-1',
+      }),
+    );
+    expect(Object.keys(withRanges.sourceMetadata ?? {})).toEqual([
+      'sourceTimestamp',
+      'sourceSystem',
+      'labName',
+      'facilityId',
+      'markerRanges',
+    ]);
+    const without = expectPanelOk(example());
+    expect(JSON.stringify(without.sourceMetadata)).toBe(
+      '{"sourceTimestamp":"2026-11-20T09:30:00Z","sourceSystem":"intake-portal","labName":"Example Lab"}',
+    );
+  });
+
+  it('merges repeated outputs and outcomes in order of first appearance, in short and long lists', () => {
+    const short = expectPanelOk(
+      build({
+        'options.requestedOutputs': ['json', 'score', 'json', 'pdf', 'score'],
+        'options.requestedOutcomes': ['renal.wellbeing', 'wellbeing.kidney', 'wellbeing.general'],
+      }),
+    );
+    expect(short.options).toEqual({
+      requestedOutputs: ['json', 'score', 'pdf'],
+      requestedOutcomes: ['wellbeing.renal', 'wellbeing.general'],
+    });
+    const long = expectPanelOk(
+      build({ 'options.requestedOutputs': [...Array(20).fill('html'), 'json', 'html', 'score'] }),
+    );
+    expect(long.options.requestedOutputs).toEqual(['html', 'json', 'score']);
+  });
+
   it('passes a documents-only submission', () => {
     const value = expectPanelOk(build({ markers: UNSET, reportDocuments: [doc] }));
     expect(value.markers).toEqual([]);

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { formatPath } from '../../src/domain/submission/index.js';
 import { findDuplicateKeys } from '../../src/json/duplicate-keys.js';
 import { MAX_JSON_DEPTH, MAX_JSON_VALUES, readJsonText } from '../../src/json/read-json.js';
 
@@ -114,6 +115,99 @@ describe('readJsonText', () => {
       'The request body is not valid JSON (line 3, column 1).',
     ]);
     expect(errorsOf('  ').formErrors).toEqual(['The request body is empty; send a JSON object.']);
+  });
+});
+
+/** A JSON text whose objects may repeat keys, written with a mix of raw characters and escapes. */
+type Tree = string | number | boolean | null | Tree[] | { members: Array<[string, Tree]> };
+
+const KEYS = ['a', 'b', 'ab', '"', 'a"b', '\\', 'é', 'µ', '\u0000', '\ud800', '\udc00', '😀', '__proto__'];
+
+// Mostly a few keys, so that objects often repeat one.
+const memberKey = fc.oneof(fc.constantFrom('a', '"', '\ud800'), fc.constantFrom(...KEYS));
+
+const tree = fc.letrec<{ value: Tree }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.oneof(fc.constantFrom(...KEYS), fc.string({ unit: 'binary', maxLength: 4 })),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.array(fc.tuple(memberKey, tie('value')), { maxLength: 5 }).map((members) => ({ members })),
+  ),
+})).value;
+
+/** Writes `value` as JSON text, each character raw or escaped as `choices` says. */
+function writeTree(value: Tree, choices: number[]): string {
+  let at = 0;
+  const next = () => choices[at++ % choices.length]!;
+  const str = (text: string) => {
+    let out = '"';
+    for (const ch of text) {
+      const code = ch.charCodeAt(0);
+      const choice = next();
+      if (choice === 0 || (ch.length === 1 && (code < 0x20 || ch === '"' || ch === '\\') && choice !== 1)) {
+        for (let i = 0; i < ch.length; i++) {
+          const hex = ch.charCodeAt(i).toString(16).padStart(4, '0');
+          out += `\\u${next() % 2 === 0 ? hex : hex.toUpperCase()}`;
+        }
+      } else if (ch === '"' || ch === '\\') out += `\\${ch}`;
+      else if (code < 0x20) out += JSON.stringify(ch).slice(1, -1);
+      else out += ch;
+    }
+    return `${out}"`;
+  };
+  const write = (v: Tree): string => {
+    if (typeof v === 'string') return str(v);
+    if (typeof v !== 'object' || v === null) return JSON.stringify(v);
+    if (Array.isArray(v)) return `[${v.map(write).join(',')}]`;
+    return `{${v.members.map(([k, item]) => `${str(k)}${next() === 3 ? ' : ' : ':'}${write(item)}`).join(',')}}`;
+  };
+  return write(value);
+}
+
+/** The repeated-key messages among `errors`, by field (a field may be named "__proto__"). */
+function duplicateErrors(errors: Record<string, string[]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [field, messages] of Object.entries(errors)) {
+    const repeated = messages.filter((m) => m.includes('appears more than once'));
+    if (repeated.length > 0) out.set(field, repeated);
+  }
+  return out;
+}
+
+describe('readJsonText and the careful duplicate-key tokenizer', () => {
+  it('report the same repeated keys, whatever the escapes, quotes and surrogates in the text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(memberKey, tree), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.nat({ max: 4 }), { minLength: 1, maxLength: 64 }),
+        (members, choices) => {
+          const text = writeTree({ members }, choices);
+          // The careful path, as the reader took it for every text with a \u escape.
+          const expected = new Map<string, string[]>();
+          for (const { path, key } of findDuplicateKeys(text)) {
+            const field = formatPath(path) || '(body)';
+            const message = `The key ${JSON.stringify(key)} appears more than once in this object.`;
+            expected.set(field, [...new Set([...(expected.get(field) ?? []), message])]);
+          }
+          const read = readJsonText(text);
+          expect(read.ok ? new Map() : duplicateErrors(read.errors.fieldErrors)).toEqual(expected);
+        },
+      ),
+      { seed: 14, numRuns: 3000 },
+    );
+  });
+
+  it('see a key repeated through a \\u0022 quote, which leaves no quote in the text', () => {
+    const errors = errorsOf('{"a\\u0022":1,"x":"\\"","a\\"":2}').fieldErrors;
+    expect(duplicateErrors(errors)).toEqual(
+      new Map([['["a\\""]', ['The key "a\\"" appears more than once in this object.']]]),
+    );
+    expect(errorsOf('{"\\u0061":1,"a":2}').fieldErrors).toEqual({
+      a: ['The key "a" appears more than once in this object.'],
+    });
   });
 });
 

@@ -237,6 +237,15 @@ function containsPhrase(words: readonly string[], phrase: readonly string[]): bo
 }
 
 /**
+ * Verdicts on keys already read. A partner sends the same questionnaire and extension keys with
+ * every submission, and reading a key's words costs more than the rest of its checks; the
+ * bounds keep a stream of ever-new keys from holding memory.
+ */
+const keyVerdicts = new Map<string, boolean>();
+const MAX_REMEMBERED_KEYS = 4096;
+const MAX_REMEMBERED_KEY_LENGTH = 64;
+
+/**
  * Whether an object key names a direct identifier (`firstName`, `e-mail`,
  * `nhs_number`, `dateOfBirth`, ...). Matching is by whole words, so
  * `addressed`, `nameplate` and `biomarkerVersion` pass. `visitNumber` and
@@ -244,6 +253,17 @@ function containsPhrase(words: readonly string[], phrase: readonly string[]): bo
  * is not a direct identifier.
  */
 export function findIdentifierKey(key: string): boolean {
+  const known = keyVerdicts.get(key);
+  if (known !== undefined) return known;
+  const verdict = namesIdentifier(key);
+  if (key.length <= MAX_REMEMBERED_KEY_LENGTH) {
+    if (keyVerdicts.size >= MAX_REMEMBERED_KEYS) keyVerdicts.clear();
+    keyVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+function namesIdentifier(key: string): boolean {
   const words = keyWords(key);
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;

@@ -39,12 +39,23 @@ const AREA_TO_OUTCOME: ReadonlyMap<string, OutcomeId> = new Map<string, OutcomeI
 // Current name, the reversed synonym form, and the legacy ten-year name.
 const OUTCOME_NAME_FORMS = [/^wellbeing\.([a-z]+)$/, /^([a-z]+)\.wellbeing$/, /^([a-z]+)_wellbeing_10y$/];
 
+/** Every accepted spelling, lower-case: the names sent almost always take one lookup. */
+const KNOWN_NAMES: ReadonlyMap<string, OutcomeId> = new Map(
+  [...AREA_TO_OUTCOME].flatMap(([area, id]): [string, OutcomeId][] => [
+    [`wellbeing.${area}`, id],
+    [`${area}.wellbeing`, id],
+    [`${area}_wellbeing_10y`, id],
+  ]),
+);
+
 /**
  * Maps any accepted spelling (`wellbeing.kidney`, `renal.wellbeing`,
  * `cardiovascular_wellbeing_10y`, ...) to its public outcome id. Trimmed and
  * case-insensitive, since these names are often typed by hand.
  */
 export function normaliseOutcomeName(raw: string): OutcomeId | null {
+  const known = KNOWN_NAMES.get(raw);
+  if (known !== undefined) return known;
   const name = raw.trim().toLowerCase();
   for (const form of OUTCOME_NAME_FORMS) {
     const area = form.exec(name)?.[1];

@@ -129,24 +129,28 @@ interface ResolvedMarker {
   code: MarkerCode;
 }
 
+function markerField(index: number, field: string): string {
+  return `markers[${index}].${field}`;
+}
+
 function checkMarkers(sub: ParsedSubmission, rangeCheck: RangeCheck, issues: PanelIssue[]): ResolvedMarker[] {
   const markers = sub.markers ?? [];
   const resolved: ResolvedMarker[] = [];
   const firstIndex = new Map<MarkerCode, number>();
 
-  markers.forEach((m, index) => {
-    const at = (field: string) => `markers[${index}].${field}`;
+  for (let index = 0; index < markers.length; index++) {
+    const m = markers[index]!;
     const code = resolveMarkerCode(m.code);
     if (code === null) {
       issues.push({
-        field: at('code'),
+        field: markerField(index, 'code'),
         message: `unknown marker code ${echo(m.code)}; use one of ${MARKER_CODES.join(', ')} or an accepted alias`,
       });
     } else {
       const earlier = firstIndex.get(code);
       if (earlier !== undefined) {
         issues.push({
-          field: at('code'),
+          field: markerField(index, 'code'),
           message: `${code} is sent more than once (also at markers[${earlier}], after resolving aliases); send each panel code once`,
         });
       } else {
@@ -158,15 +162,16 @@ function checkMarkers(sub: ParsedSubmission, rangeCheck: RangeCheck, issues: Pan
     let unitOk = false;
     if (code !== null) {
       const { unit } = MARKERS[code];
-      if (isHba1cAlias(m.code) && !unitsEqual(m.unit, unit)) {
+      // Only the HbA1c code can have been sent as the bare HBA1C alias.
+      if (code === 'HBA1C_MMOL_MOL' && isHba1cAlias(m.code) && !unitsEqual(m.unit, unit)) {
         issues.push({
-          field: at('unit'),
+          field: markerField(index, 'unit'),
           message:
             'HBA1C is accepted only with unit mmol/mol (IFCC); convert a percentage (DCCT) result to mmol/mol, or send code HBA1C_MMOL_MOL with unit mmol/mol',
         });
       } else if (!unitsEqual(m.unit, unit)) {
         issues.push({
-          field: at('unit'),
+          field: markerField(index, 'unit'),
           message: `unit for ${code} must be ${unit} (sent ${echo(m.unit)})`,
         });
       } else {
@@ -176,23 +181,22 @@ function checkMarkers(sub: ParsedSubmission, rangeCheck: RangeCheck, issues: Pan
 
     if (m.value === NOT_APPLICABLE) {
       issues.push({
-        field: at('value'),
+        field: markerField(index, 'value'),
         message: 'value -1 is not valid for a blood marker; send the measured value',
       });
     } else if (code !== null && unitOk && !rangeCheck.unusable.has(code)) {
       // A value in the wrong unit cannot be judged against the range, so only the unit is reported.
       const listed = rangeCheck.ranges.get(code);
-      const { lower, upper } = listed
-        ? { lower: listed.lowerBound, upper: listed.upperBound }
-        : MARKERS[code].defaultRange;
+      const lower = listed ? listed.lowerBound : MARKERS[code].defaultRange.lower;
+      const upper = listed ? listed.upperBound : MARKERS[code].defaultRange.upper;
       if (m.value < lower || m.value > upper) {
         issues.push({
-          field: at('value'),
+          field: markerField(index, 'value'),
           message: `value ${m.value} for ${code} is outside the ${listed ? 'range given in sourceMetadata.markerRanges' : 'accepted range'} ${lower} to ${upper} ${MARKERS[code].unit}`,
         });
       }
     }
-  });
+  }
 
   if (markers.length !== PANEL_SIZE) {
     const missing = MARKER_CODES.filter((c) => !firstIndex.has(c));
@@ -213,8 +217,15 @@ function dropSentinels<T extends object>(value: T, keys: readonly (keyof T)[]): 
   return copy;
 }
 
+/** Longer lists (a hostile body may send thousands) are merged through a Set. */
+const SMALL_LIST = 16;
+
+/** The distinct values, in order of first appearance. */
 function unique<T>(values: readonly T[]): T[] {
-  return [...new Set(values)];
+  if (values.length > SMALL_LIST) return [...new Set(values)];
+  const out: T[] = [];
+  for (const v of values) if (!out.includes(v)) out.push(v);
+  return out;
 }
 
 type Subject = ParsedSubmission['subject'];
@@ -258,42 +269,40 @@ function normaliseOptions(options: ParsedSubmission['options']): NormalisedOptio
   };
 }
 
+const CATALOGUE_POSITION: ReadonlyMap<MarkerCode, number> = new Map(MARKER_CODES.map((code, i) => [code, i]));
+
 function normaliseMarkers(sub: ParsedSubmission, resolved: readonly ResolvedMarker[]): NormalisedMarker[] {
   const sent = sub.markers ?? [];
   const sourceTimestamp = sub.sourceMetadata?.sourceTimestamp ?? null;
-  const byCode = new Map<MarkerCode, NormalisedMarker>();
+  // Slot by catalogue position: the panel comes out in catalogue order, whatever order it was sent in.
+  const slots: (NormalisedMarker | undefined)[] = new Array(PANEL_SIZE).fill(undefined);
   for (const { index, code } of resolved) {
     const m = sent[index]!;
-    byCode.set(code, {
+    slots[CATALOGUE_POSITION.get(code)!] = {
       code,
       value: m.value,
       unit: MARKERS[code].unit,
       observedAt: m.observedAt ?? sourceTimestamp,
       sentCode: m.code,
       sentUnit: m.unit,
-    });
+    };
   }
   const out: NormalisedMarker[] = [];
-  for (const code of MARKER_CODES) {
-    const m = byCode.get(code);
-    if (m !== undefined) out.push(m);
-  }
+  for (const m of slots) if (m !== undefined) out.push(m);
   return out;
 }
 
 function normaliseSourceMetadata(meta: SourceMetadata, rangeCheck: RangeCheck): NormalisedSourceMetadata {
-  const out: NormalisedSourceMetadata = { ...meta, markerRanges: undefined };
-  if (meta.markerRanges === undefined) {
-    delete out.markerRanges;
-    return out;
-  }
+  // No key added and deleted: that turned the object into a slow dictionary for the
+  // JSON.stringify that follows. An absent markerRanges stays absent.
+  if (meta.markerRanges === undefined) return { ...meta };
   const ranges: Partial<Record<MarkerCode, NormalisedMarkerRange>> = {};
   for (const code of MARKER_CODES) {
     const range = rangeCheck.ranges.get(code);
     if (range !== undefined) ranges[code] = range;
   }
-  out.markerRanges = ranges;
-  return out;
+  // The spread puts markerRanges where the parsed metadata has it; the literal replaces its value.
+  return { ...meta, markerRanges: ranges };
 }
 
 // Built field by field rather than with object rest, which V8 runs through a slow generic path.
