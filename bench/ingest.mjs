@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { processCpuMs } from './lib/cpu.mjs';
+import { processCpuMs, threadCpuMs, threadSplit } from './lib/cpu.mjs';
 import { openBenchStore } from './lib/store.mjs';
 import { benchTelemetry } from './lib/telemetry.mjs';
 
@@ -126,8 +126,10 @@ async function measure(name, args, port, urlPath, apiKey, extraEnv = {}) {
     // The server's CPU per request over the measured runs: steadier than req/s on a machine whose
     // two cores it shares with the load generator (and PostgreSQL), so a change shows in it first.
     const cpuBefore = processCpuMs(child.pid);
+    const threadsBefore = threadCpuMs(child.pid);
     for (let i = 0; i < runs; i++) results.push(wrk(`http://127.0.0.1:${port}${urlPath}`, apiKey));
     const cpuAfter = processCpuMs(child.pid);
+    const threads = threadSplit(child.pid, threadsBefore, threadCpuMs(child.pid));
     const median = (k) => results.map((r) => r[k]).sort((a, b) => a - b)[Math.floor(results.length / 2)];
     return {
       name,
@@ -138,6 +140,7 @@ async function measure(name, args, port, urlPath, apiKey, extraEnv = {}) {
       non2xx: results.reduce((s, r) => s + r.non2xx, 0),
       errors: results.reduce((s, r) => s + r.errors, 0),
       requests: results.reduce((s, r) => s + r.requests, 0),
+      threads,
       cpuMsPerRequest:
         cpuBefore === undefined || cpuAfter === undefined
           ? undefined
@@ -189,6 +192,13 @@ console.log(
 console.log(telemetry.summary());
 console.log(fmt(bare));
 console.log(fmt(service));
+{
+  const n = service.requests;
+  const per = (ms) => `${((1000 * ms) / n).toFixed(0)} µs`;
+  console.log(
+    `  by thread: event loop ${per(service.threads.main)}, busiest others ${service.threads.top.map(per).join(' + ')}, rest ${per(service.threads.rest)} per request`,
+  );
+}
 console.log(`ratio service/bare: ${(service.rps / bare.rps).toFixed(3)}  (target >= 0.30)`);
 // wrk counts a request when its response arrives, so every counted 2xx is an acknowledged 202.
 const acknowledged = service.sent - service.sentNon2xx;
