@@ -40,8 +40,21 @@ export interface Committer {
  * work once the first falls behind: a lane runs its statements one after another, and one lane
  * alone capped the pipeline without reports at three quarters of what four did.
  */
+/**
+ * How long queue work may wait after the previous commit to share the next one. A submission
+ * passes through four such commits (claim, validated, scored, rendered), so this is paid four
+ * times in its latency: at 10 ms (SQLite) and 25 ms (PostgreSQL) a submission offered at 100/s
+ * took 42 and 143 ms at the median, at 4 ms 17 and 24 ms. Under full load transactions are
+ * back to back and batches large whatever the interval: the throughput and CPU per submission
+ * measured the same (bench:pipeline, docs/performance.md).
+ */
+export const QUEUE_COMMIT_INTERVAL_MS = 4;
+
 /** Units queued behind a running transaction before queue work spills to the next lane. */
-const OVERFLOW_AT = 32;
+// 32 kept one lane for everything at 100 submissions/s, and a transaction carrying three reports'
+// bytes held up the claims and completions behind it: p99 111-118 ms there, 91-93 ms at 8, for
+// about 0.2 ms more PostgreSQL CPU per submission under full load.
+const OVERFLOW_AT = 8;
 
 export class CommitLanes implements Committer {
   private next = 0;
@@ -104,15 +117,15 @@ export class CommitBatcher implements Committer {
     private readonly db: Kysely<Database>,
     private readonly runner: PreparedRunner,
     private readonly maxBatch = 256,
-    private readonly minIntervalMs = 10,
+    private readonly minIntervalMs = QUEUE_COMMIT_INTERVAL_MS,
   ) {}
 
   /**
    * Queues a unit of work for the next commit. `urgent` work (a partner waiting for its 202)
    * is committed at the next turn of the event loop. Other work (job claims and completions)
-   * may wait until `minIntervalMs` after the previous commit: each commit costs an fsync that
-   * blocks the thread, and work arriving in a trickle (reports finishing one by one on other
-   * threads) then shares a commit instead of paying one each.
+   * may wait until `minIntervalMs` after the previous commit: each commit costs a flush of the
+   * log, and work arriving in a trickle (reports finishing one by one on other threads) then
+   * shares a commit instead of paying one each.
    *
    * `lockKey` names the row a unit may have to wait for because another process writes it too
    * (an idempotency key). A batch runs its keyed units in key order: two processes' batches

@@ -55,12 +55,10 @@ export function openPostgresDriver(
   const { db } = connectPostgres(url, poolSize, logger, timeouts);
   const runner = new KyselyPreparedRunner();
   const ingestQuery = namedQuery(ingestStatement(db).compile());
-  // Four lanes for ingest, four for the queue. Queue work waits up to 25 ms after the previous
-  // commit to share the next one (measured: fewer, larger transactions cost PostgreSQL less CPU
-  // per job than 10 ms).
+  // Four lanes for ingest, four for the queue.
   const committer = new CommitLanes(
     Array.from({ length: 4 }, () => new CommitBatcher(db, runner)),
-    Array.from({ length: 4 }, () => new CommitBatcher(db, runner, 256, 25)),
+    Array.from({ length: 4 }, () => new CommitBatcher(db, runner)),
   );
   const claims = new Map<number, NamedQuery>();
   const results = new Map<number, NamedQuery>();

@@ -20,6 +20,7 @@ import {
   touchResult,
 } from '../statements.js';
 import { isSqliteBusy, retryWhileBusy } from './busy.js';
+import { SqliteChangeWatcher } from './change-watcher.js';
 import { SqliteConnection, sqliteDialect } from './connection.js';
 import { IngestThread } from './ingest-thread.js';
 import { SqlitePreparedRunner } from './prepared-runner.js';
@@ -112,7 +113,7 @@ export function openSqliteDriver(dataDir: string, options: SqliteDriverOptions =
         }
       }),
     committer,
-    wakeSource: () => undefined,
+    wakeSource: () => new SqliteChangeWatcher(sqlite),
     tryExclusive: async () => true,
 
     async withMigrationLock(fn) {
