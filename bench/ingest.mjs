@@ -1,5 +1,5 @@
 // npm run bench:ingest [-- --duration 10 --connections 32 --runs 3 --store sqlite|postgres --telemetry off|metrics|tracing --cpu-prof DIR]
-// Starts the real service (embedded SQLite with synchronous=FULL, or PostgreSQL with
+// Starts the real service (embedded SQLite, every commit on disk before its 202, or PostgreSQL with
 // --store postgres) and a bare node:http server,
 // drives each from a separate load process (wrk) and prints requests/s, p50/p99 latency,
 // peak RSS and the service/bare ratio. Numbers are medians over the runs. --telemetry turns the

@@ -16,7 +16,7 @@ export async function openBenchStore(kind, name) {
     return {
       kind,
       env: { DATA_DIR: dataDir },
-      label: 'SQLite FULL',
+      label: 'SQLite',
       // Opened on first use: the service creates the file.
       query(sql, params = []) {
         db ??= new Database(path.join(dataDir, 'healthspan.sqlite'), { readonly: true });

@@ -12,8 +12,9 @@ import { RecentCache } from './recent-cache.js';
  *   their characters. Shaping depends on the font alone, so words are shared by every document.
  * - `textWidth` and `wrap`: measured widths and wrapped lines, for the renderer's own layout.
  *
- * fontkit is pdfkit's dependency, resolved from pdfkit's location: the version the package
- * lock pins for it.
+ * fontkit (pdfkit's font engine, which the files were written with until the pdf writer of our
+ * own replaced pdfkit) is a dependency of its own; it ships no types, so the part used is typed
+ * here.
  */
 
 const require = createRequire(import.meta.url);
@@ -66,7 +67,7 @@ export interface FontkitFont {
   createSubset(): FontkitSubset;
 }
 
-const fontkit = createRequire(require.resolve('pdfkit'))('fontkit') as {
+const fontkit = require('fontkit') as {
   create(bytes: Uint8Array): FontkitFont;
 };
 
