@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { scoreSubmission } from '../dist/domain/model/index.js';
 import { checkPanel, MARKER_CODES, MARKERS, parseSubmission } from '../dist/domain/submission/index.js';
+import { prng } from './lib/prng.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -26,17 +27,6 @@ const OUTCOMES = [
   'wellbeing.general',
 ];
 
-// mulberry32: small, fast, deterministic.
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = prng(Number(values.seed));
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
 const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));

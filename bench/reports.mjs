@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { prng } from './lib/prng.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = (p) => import(path.join(root, 'dist', p));
@@ -26,18 +27,6 @@ const WARMUP = 40;
 const TARGETS = { build: null, json: 0.3, html: 1, pdf: 1.2 };
 
 const example = JSON.parse(readFileSync(path.join(root, 'examples/submission.json'), 'utf8'));
-
-/** mulberry32: a small seeded PRNG, so every run measures the same reports. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function variant(rand, i) {
   const body = structuredClone(example);

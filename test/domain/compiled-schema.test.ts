@@ -14,6 +14,7 @@ import {
 } from '../../src/domain/submission/issue-messages.js';
 import { isPlainObject } from '../../src/domain/submission/raw-values.js';
 import { checkConditionalRules } from '../../src/domain/submission/submission-rules.js';
+import { collectPaths } from '../helpers/json-paths.js';
 import { build, example, NOW, UNSET } from './submission-fixture.js';
 
 /**
@@ -38,19 +39,6 @@ function runtimeParse(body: unknown, now: Date): ParseResult {
     if (result.data[key] !== undefined) value[key] = result.data[key];
   }
   return { ok: true, value: value as ParsedSubmission };
-}
-
-function collectPaths(value: unknown, prefix = ''): string[] {
-  if (Array.isArray(value)) {
-    return value.flatMap((v, i) => [`${prefix}[${i}]`, ...collectPaths(v, `${prefix}[${i}]`)]);
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([k, v]) => {
-      const p = prefix === '' ? k : `${prefix}.${k}`;
-      return [p, ...collectPaths(v, p)];
-    });
-  }
-  return [];
 }
 
 const PATHS = [

@@ -9,6 +9,7 @@ import {
   type MarkerCode,
   OUTCOME_IDS,
 } from '../../src/domain/submission/index.js';
+import { collectPaths } from '../helpers/json-paths.js';
 import { build, example, expectPlainMessage, type JsonObject, mutate, parse } from './submission-fixture.js';
 
 /** Mutations that keep the example valid must keep it valid; arbitrary input must never throw. */
@@ -301,16 +302,3 @@ describe('properties', () => {
     );
   });
 });
-
-function collectPaths(value: unknown, prefix = ''): string[] {
-  if (Array.isArray(value)) {
-    return value.flatMap((v, i) => [`${prefix}[${i}]`, ...collectPaths(v, `${prefix}[${i}]`)]);
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([k, v]) => {
-      const p = prefix === '' ? k : `${prefix}.${k}`;
-      return [p, ...collectPaths(v, p)];
-    });
-  }
-  return [];
-}
