@@ -75,6 +75,8 @@ export class Worker {
   private readonly timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => void) | undefined;
   private claiming = false;
+  /** The claim in progress, if any: `stop` lets it finish, and waits for the jobs it started. */
+  private claimRun: Promise<void> = Promise.resolve();
   private claimAgain = false;
   private stopping = false;
   private readonly clock: Clock;
@@ -135,12 +137,20 @@ export class Worker {
     this.stopping = true;
     this.unsubscribe?.();
     for (const t of this.timers) clearInterval(t);
-    const all = Promise.all([...this.running.values()].map((r) => r.done));
-    const timedOut = await Promise.race([
-      all.then(() => false),
-      new Promise<boolean>((r) => setTimeout(() => r(true), graceMs).unref()),
-    ]);
-    if (timedOut) {
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<true>((r) => {
+      timer = setTimeout(() => r(true), graceMs);
+    });
+    // Until none is left: a job that completes meanwhile may start the next step it had claimed
+    // in its commit (chained before `stopping` was seen), and that one is waited for too.
+    let timedOut = false;
+    await Promise.race([this.claimRun, graceOver]);
+    while (this.running.size > 0 && !timedOut) {
+      const all = Promise.all([...this.running.values()].map((r) => r.done));
+      timedOut = await Promise.race([all.then(() => false), graceOver]);
+    }
+    clearTimeout(timer);
+    while (this.running.size > 0) {
       const left = [...this.running.values()];
       for (const r of left) r.abort.abort();
       await Promise.allSettled(left.map((r) => r.done));
@@ -155,7 +165,7 @@ export class Worker {
       return;
     }
     this.claiming = true;
-    void this.claimLoop().finally(() => {
+    this.claimRun = this.claimLoop().finally(() => {
       this.claiming = false;
       if (this.claimAgain && !this.stopping) {
         this.claimAgain = false;

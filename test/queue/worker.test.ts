@@ -456,6 +456,49 @@ describe('Worker', () => {
     expect(log.every((x) => x.finished_at !== null)).toBe(true);
   });
 
+  it('waits at shutdown for the next step a job started as it completed', async () => {
+    let nextFinished = false;
+    let stopped: Promise<void> | undefined;
+    const kinds = new JobKinds()
+      .register('webhook.deliver', {
+        run: async (job) => async (_trx, completion) => {
+          await completion.enqueue({
+            type: 'test.next',
+            tenantId: job.tenantId,
+            submissionId: null,
+            correlationId: null,
+            requestId: null,
+            acceptedAt: job.acceptedAt,
+            slaDeadlineAt: null,
+            maxAttempts: 3,
+          });
+          // The shutdown begins while this job commits, after it claimed its successor.
+          stopped ??= worker.stop(30_000);
+        },
+      })
+      .register('test.next', {
+        run: async () => {
+          await new Promise((r) => setTimeout(r, 50));
+          nextFinished = true;
+          return async () => {};
+        },
+      });
+    const worker = new Worker({ store: store.system, kinds, logger: silent, leaseMs: 600_000 });
+    workers.push(worker);
+    worker.start();
+    await enqueue();
+    await waitFor(async () => stopped !== undefined);
+    await stopped;
+    // Stopped means stopped: nothing of this worker runs on against a store about to close.
+    expect(nextFinished).toBe(true);
+    const next = await store.driver.db
+      .selectFrom('jobs')
+      .select(['status', 'locked_by'])
+      .where('type', '=', 'test.next')
+      .executeTakeFirstOrThrow();
+    expect(next).toEqual({ status: 'completed', locked_by: null });
+  });
+
   it('hands running jobs back at shutdown without counting the attempt', async () => {
     let entered = false;
     const worker = startWorker({
