@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { PlainShaping } from './pdf-plain.js';
+import { type PlainPosition, PlainShaping } from './pdf-plain.js';
 import { RecentCache } from './recent-cache.js';
 
 /**
@@ -71,14 +71,11 @@ const fontkit = require('fontkit') as {
   create(bytes: Uint8Array): FontkitFont;
 };
 
-/** A glyph's placement in thousandths of the font size (pdf text space units). */
-export interface Position {
-  readonly xAdvance: number;
-  readonly xOffset: number;
-  readonly yOffset: number;
-  /** The glyph's own advance; where xAdvance differs, the difference is kerning. */
-  readonly advanceWidth: number;
-}
+/**
+ * A glyph's placement in thousandths of the font size (pdf text space units); where `xAdvance`
+ * differs from the glyph's own `advanceWidth`, the difference is kerning.
+ */
+export type Position = PlainPosition;
 
 export interface Run {
   readonly glyphs: readonly FontkitGlyph[];
@@ -100,6 +97,29 @@ const SPACE = 0x20;
  * from their characters, already shaped, and not kept. DejaVu's digits are tabular and unkerned.
  */
 const HAS_DIGIT = /[0-9]/;
+
+/** Where the word (its characters up to the next space) that starts at `start` ends. */
+export function wordEnd(text: string, start: number): number {
+  let i = start;
+  while (i < text.length && text.charCodeAt(i) !== SPACE) i++;
+  return i;
+}
+
+/** Where the spaces from `start` end. */
+export function spacesEnd(text: string, start: number): number {
+  let i = start;
+  while (i < text.length && text.charCodeAt(i) === SPACE) i++;
+  return i;
+}
+
+/** Whether `text` holds a digit between `start` and `end`. */
+export function hasDigit(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) return true;
+  }
+  return false;
+}
 
 class ShapedFont {
   /** Words without digits, and single characters. */
@@ -125,14 +145,9 @@ class ShapedFont {
     let i = 0;
     while (i < n) {
       const start = i;
-      let digits = false;
-      while (i < n && text.charCodeAt(i) !== SPACE) {
-        const c = text.charCodeAt(i);
-        if (c >= 0x30 && c <= 0x39) digits = true;
-        i++;
-      }
-      while (i < n && text.charCodeAt(i) === SPACE) i++;
-      line += this.wordAdvance(text, start, i, digits && i - start > 1);
+      const word = wordEnd(text, i);
+      i = spacesEnd(text, word);
+      line += this.wordAdvance(text, start, i, i - start > 1 && hasDigit(text, start, word));
     }
     return line;
   }
@@ -277,14 +292,9 @@ function wrapSingleSpaced(face: Face, size: number, text: string, width: number)
   let i = 0;
   while (i < n) {
     const start = i;
-    let digits = false;
-    while (i < n && text.charCodeAt(i) !== SPACE) {
-      const c = text.charCodeAt(i);
-      if (c >= 0x30 && c <= 0x39) digits = true;
-      i++;
-    }
+    i = wordEnd(text, i);
     if (start === i || (i < n && i + 1 < n && text.charCodeAt(i + 1) === SPACE)) return null;
-    const w = (font.wordAdvance(text, start, i, digits && i - start > 1) / 1000) * size;
+    const w = (font.wordAdvance(text, start, i, i - start > 1 && hasDigit(text, start, i)) / 1000) * size;
     if (w > width) return null;
     if (lineStart >= 0 && lineW + space + w <= width) {
       lineEnd = i;

@@ -1,5 +1,5 @@
 import type { ByteSink } from './pdf-bytes.js';
-import { type Face, layout, plainShaping } from './pdf-fonts.js';
+import { type Face, hasDigit, layout, plainShaping, spacesEnd, wordEnd } from './pdf-fonts.js';
 import { NOT_PLAIN_PAIR, type PlainShaping } from './pdf-plain.js';
 import type { SubsetFont } from './pdf-subset.js';
 import { RecentCache } from './recent-cache.js';
@@ -76,17 +76,12 @@ class OperandWriter {
     let i = 0;
     while (i < n) {
       const start = i;
-      let digits = false;
-      while (i < n && text.charCodeAt(i) !== SP) {
-        const c = text.charCodeAt(i);
-        if (c >= 0x30 && c <= 0x39) digits = true;
-        i++;
-      }
-      while (i < n && text.charCodeAt(i) === SP) i++;
+      const word = wordEnd(text, i);
+      i = spacesEnd(text, word);
       const mark = out.length;
       const wasOpen = this.open;
       // A word with digits is put together from its characters: no kerning inside it.
-      if (this.plainWord(text, start, i, digits && i - start > 1)) continue;
+      if (this.plainWord(text, start, i, i - start > 1 && hasDigit(text, start, word))) continue;
       out.length = mark;
       this.open = wasOpen;
       const operand = shapedWord(font, face, text.slice(start, i));
