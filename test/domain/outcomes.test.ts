@@ -27,15 +27,18 @@ describe('outcome ids', () => {
   });
 });
 
+/** Every area name the three forms accept, with the public id it stands for. */
+const AREAS = new Map<string, OutcomeId>([
+  ['cardiovascular', 'wellbeing.cardiovascular'],
+  ['renal', 'wellbeing.renal'],
+  ['kidney', 'wellbeing.renal'],
+  ['cognitive', 'wellbeing.cognitive'],
+  ['respiratory', 'wellbeing.respiratory'],
+  ['general', 'wellbeing.general'],
+]);
+
 describe('normaliseOutcomeName', () => {
-  const areas: Array<[string, OutcomeId]> = [
-    ['cardiovascular', 'wellbeing.cardiovascular'],
-    ['renal', 'wellbeing.renal'],
-    ['kidney', 'wellbeing.renal'],
-    ['cognitive', 'wellbeing.cognitive'],
-    ['respiratory', 'wellbeing.respiratory'],
-    ['general', 'wellbeing.general'],
-  ];
+  const areas = [...AREAS];
   const forms = [
     (a: string) => `wellbeing.${a}`,
     (a: string) => `${a}.wellbeing`,
@@ -71,14 +74,6 @@ describe('normaliseOutcomeName', () => {
 
 describe('normaliseOutcomeName and the three name forms', () => {
   const FORMS = [/^wellbeing\.([a-z]+)$/, /^([a-z]+)\.wellbeing$/, /^([a-z]+)_wellbeing_10y$/];
-  const AREAS = new Map<string, OutcomeId>([
-    ['cardiovascular', 'wellbeing.cardiovascular'],
-    ['renal', 'wellbeing.renal'],
-    ['kidney', 'wellbeing.renal'],
-    ['cognitive', 'wellbeing.cognitive'],
-    ['respiratory', 'wellbeing.respiratory'],
-    ['general', 'wellbeing.general'],
-  ]);
   /** The forms matched one after another, as every name was read before the lookup of known names. */
   function byForms(raw: string): OutcomeId | null {
     const name = raw.trim().toLowerCase();

@@ -80,9 +80,12 @@ export function openSqliteDriver(dataDir: string, options: SqliteDriverOptions =
     // log short, and this one is left only as a backstop should they stop.
     sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   }
-  const connection = new SqliteConnection(sqlite, turns, wal, () => {
-    if (options.background) ingestThread.checkpoint();
-  });
+  const connection = new SqliteConnection(
+    sqlite,
+    turns,
+    wal,
+    options.background ? () => ingestThread.checkpoint() : undefined,
+  );
   const db = new Kysely<Database>({ dialect: sqliteDialect(connection) });
   const runner = new SqlitePreparedRunner(connection);
   const q = {
