@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Store } from '../../src/store/index.js';
 import { CHANGE_POLL_MS } from '../../src/store/sqlite/change-watcher.js';
 import { tempDataDir } from '../helpers/dirs.js';
-import { waitUntil } from '../helpers/pipeline.js';
 
 const config = (dataDir: string) => ({ dataDir, databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 });
 
@@ -10,10 +9,13 @@ const config = (dataDir: string) => ({ dataDir, databaseUrl: undefined, slaSecon
 describe('the SQLite change watcher', () => {
   const stores: Store[] = [];
   afterEach(async () => {
+    vi.useRealTimers();
     await Promise.all(stores.splice(0).map((s) => s.close()));
   });
 
   it('wakes a subscribed worker when another connection commits, and not otherwise', async () => {
+    // The watcher's interval is moved by hand: each step is one look at the database.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const dataDir = tempDataDir();
     const worker = Store.open(config(dataDir));
     stores.push(worker);
@@ -23,22 +25,24 @@ describe('the SQLite change watcher', () => {
       wakes += 1;
     });
 
-    // Nothing committed: ten intervals pass without a wake-up.
-    await new Promise((r) => setTimeout(r, 10 * CHANGE_POLL_MS));
+    // Nothing committed: ten looks find nothing new.
+    vi.advanceTimersByTime(10 * CHANGE_POLL_MS);
     expect(wakes).toBe(0);
 
-    // Another connection to the same file (another process, in the service) commits.
+    // Another connection to the same file (another process, in the service) commits: the next
+    // look sees it.
     const api = Store.open(config(dataDir));
     stores.push(api);
     await api.system.accounts.createTenant('T');
-    await waitUntil(async () => wakes > 0, 5_000, 'a wake-up after the other connection committed');
+    vi.advanceTimersByTime(CHANGE_POLL_MS);
+    expect(wakes).toBeGreaterThan(0);
 
     // Unsubscribed, the watcher stops: a further commit wakes nobody.
     unsubscribe();
     await worker.system.notifier.close();
     const seen = wakes;
     await api.system.accounts.createTenant('U');
-    await new Promise((r) => setTimeout(r, 10 * CHANGE_POLL_MS));
+    vi.advanceTimersByTime(10 * CHANGE_POLL_MS);
     expect(wakes).toBe(seen);
   });
 });

@@ -478,6 +478,8 @@ describe('Worker', () => {
       })
       .register('test.next', {
         run: async () => {
+          // A step that takes a while: the job that started it is done long before. Not a wait
+          // for anything; a loaded machine only makes it longer, which changes no outcome.
           await new Promise((r) => setTimeout(r, 50));
           nextFinished = true;
           return async () => {};
