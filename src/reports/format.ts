@@ -67,7 +67,7 @@ export function equivalentAgeText(age: { years: number }, ageYears: number): str
   return `${formatNumber(age.years)} years (your age: ${ageYears})`;
 }
 
-/** "Next 14 years", or "No fixed period": each area's period, the same words everywhere. */
+/** "Next 10 years", or "No fixed period": each area's period, the same words everywhere. */
 export function horizonShort(years: number | null): string {
   return years === null ? 'No fixed period' : `Next ${formatNumber(years)} years`;
 }

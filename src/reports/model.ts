@@ -40,8 +40,9 @@ export const REPORT_TITLE = 'Wellbeing report';
 export const STATEMENT_HEADING = 'For information only, not a diagnosis';
 
 /**
- * The statement names each area's own period (memory looks 14 years ahead, kidneys 5), in the
- * words the summary cards and each area's "Time span" use.
+ * The statement names each area's own period (most look 10 years ahead, kidneys 5; a result
+ * scored under model 1.0.0 keeps its 14 for memory), in the words the summary cards and each
+ * area's "Time span" use.
  */
 export function statementText(outcomes: readonly Pick<ReportOutcome, 'focus' | 'horizon'>[]): string {
   const spans = outcomes.map((o) => ({ focus: o.focus, span: horizonShort(o.horizon.years) }));

@@ -10,7 +10,7 @@ import type {
   RiskAssessment,
 } from '@medplum/fhirtypes';
 import { describe, expect, it } from 'vitest';
-import { scoreSubmission } from '../../src/domain/model/index.js';
+import { MODEL_VERSION, scoreSubmission } from '../../src/domain/model/index.js';
 import { MARKER_CODES } from '../../src/domain/submission/markers.js';
 import type { NormalisedSubmission } from '../../src/domain/submission/panel.js';
 import { buildFhirBundle, type FhirInput } from '../../src/reports/fhir/bundle.js';
@@ -218,8 +218,8 @@ describe('FHIR export', () => {
     for (const [i, outcome] of scored.entries()) {
       const risk = risks[i]!;
       expect(risk.status).toBe('final');
-      expect(risk.method?.coding?.[0]).toMatchObject({ code: outcome.subModelId, version: '1.0.0' });
-      expect(risk.method?.text).toContain('healthspan-wellbeing 1.0.0');
+      expect(risk.method?.coding?.[0]).toMatchObject({ code: outcome.subModelId, version: MODEL_VERSION });
+      expect(risk.method?.text).toContain(`healthspan-wellbeing ${MODEL_VERSION}`);
       const prediction = risk.prediction?.[0];
       if (outcome.riskKind === 'absolute' && outcome.risk !== null) {
         expect(prediction?.probabilityDecimal).toBe(outcome.risk);
@@ -243,6 +243,13 @@ describe('FHIR export', () => {
       for (const ref of risk.basis ?? [])
         expect(observations.get(ref.reference)?.resourceType).toBe('Observation');
     }
+    // Memory and thinking looks 10 years ahead from model 1.1: 0–10 years, the 10-year risk.
+    const memory = risks.find((r) => r.code?.text?.startsWith('Memory'));
+    const cognitive = scored.find((o) => o.outcomeId === 'wellbeing.cognitive')!;
+    expect(memory?.prediction?.[0]?.whenRange).toMatchObject({ low: { value: 0 }, high: { value: 10 } });
+    expect(memory?.prediction?.[0]?.probabilityDecimal).toBe(cognitive.risk);
+    expect(cognitive.extras[0]).toMatchObject({ label: '10-year dementia risk' });
+    expect(memory?.method?.text).toMatch(/10-year risk.*healthspan-wellbeing 1\.1\.0$/);
     // The cardiovascular model reads cholesterol, HDL and smoking: its basis names them.
     const cardio = risks.find((r) => r.code?.text?.startsWith('Heart'));
     const basisCodes = (cardio?.basis ?? []).map(

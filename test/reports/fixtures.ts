@@ -124,9 +124,9 @@ export const COGNITIVE = outcome({
   ],
   subModelId: 'ukbdrs',
   subModelLabel: 'UK Biobank Dementia Risk Score (Anatürk et al., 2023)',
-  risk: 0.0241,
-  referenceRisk: 0.031,
-  horizonYears: 14,
+  risk: 0.0108,
+  referenceRisk: 0.0139,
+  horizonYears: 10,
   explanation: [
     'Your years of education work in your favour.',
     "Your mother's history of dementia adds to your estimated risk.",

@@ -30,7 +30,7 @@ describe('buildReport', () => {
     expect(report.partnerSubmissionId).toBe('sub-000123');
     expect(report.partnerSubjectId).toBe('subj-9f8e7d');
     expect(report.generatedAt).toBe('2026-11-20T09:31:12.000Z');
-    expect(report.model).toEqual({ name: 'healthspan-wellbeing', version: '1.0.0' });
+    expect(report.model).toEqual({ name: 'healthspan-wellbeing', version: '1.1.0' });
     expect(report.statement.text).toMatch(/not a diagnosis/);
     expect(report.subject).toEqual({ ageYears: 54, sexAtBirth: 'female', sexAtBirthLabel: 'Female' });
     expect(report.source).toEqual({
@@ -64,7 +64,7 @@ describe('buildReport', () => {
       method: { subModelId: 'framingham-2008-lipid', inputsImputed: ['Systolic blood pressure'] },
     });
     expect(cv?.explanation[0]).toMatch(/total cholesterol/);
-    expect(cog).toMatchObject({ status: 'partial', statusLabel: 'Partly completed', horizon: { years: 14 } });
+    expect(cog).toMatchObject({ status: 'partial', statusLabel: 'Partly completed', horizon: { years: 10 } });
     expect(cog?.notices).toHaveLength(2);
     expect(renal).toMatchObject({
       status: 'failed',

@@ -81,7 +81,7 @@ describe('pdf report with poppler', () => {
     for (const m of report.markers.items) expect(text).toContain(m.code);
     for (const m of report.markers.items) expect(text).toContain(m.name);
     expect(text).toContain(report.statement.heading);
-    expect(text).toContain('healthspan-wellbeing 1.0.0');
+    expect(text).toContain('healthspan-wellbeing 1.1.0');
     for (let n = 1; n <= pages; n++) expect(text).toContain(`Page ${n} of ${pages}`);
     // One footer per page, and the words survive extraction (glyph codes map back to text).
     expect(text.match(/Page \d+ of \d+/g)).toHaveLength(pages);

@@ -73,6 +73,25 @@ describe('report wording', () => {
     }
   });
 
+  it('speaks of ten years for memory and thinking, with where its 10-year figure comes from (model 1.1)', () => {
+    const memory = report.outcomes.find((o) => o.outcomeId === 'wellbeing.cognitive')!;
+    expect(memory.horizon).toMatchObject({ years: 10, label: 'Next 10 years' });
+    expect(report.statement.text).toContain('Memory and thinking: next 10 years');
+    const notice =
+      "This 10-year figure is read from the dementia risk score's published model, not published by its authors";
+    expect(memory.notices.join(' ')).toContain(notice);
+    for (const text of [jsonText, htmlText, pdfText]) {
+      expect(text).toContain('10-year dementia risk');
+      expect(text).toContain('10-year risk of the reference');
+      expect(text).not.toMatch(/14 years|14-year/);
+    }
+    expect(
+      JSON.parse(jsonText).outcomes.find((o: { outcomeId: string }) => o.outcomeId === memory.outcomeId),
+    ).toMatchObject({ horizon: { years: 10 }, notices: memory.notices });
+    expect(htmlText).toContain(notice);
+    expect(pdfText).toContain(notice);
+  });
+
   it('never repeats a label inside its value', () => {
     const pairs = [...html.matchAll(/<dt>([^<]*)<\/dt><dd>([^<]*)<\/dd>/g)].map((m): [string, string] => [
       m[1]!,

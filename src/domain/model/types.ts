@@ -6,7 +6,14 @@ import type { OutcomeId } from '../submission/outcomes.js';
  */
 
 export const MODEL_NAME = 'healthspan-wellbeing';
-export const MODEL_VERSION = '1.0.0';
+/** The version new results are scored with (model-v1.1). */
+export const MODEL_VERSION = '1.1.0';
+/**
+ * Every version a stored result may carry. A result keeps the version that scored it, with its
+ * numbers and wording, whenever it is read or rendered again: nothing is rescored.
+ */
+export const MODEL_VERSIONS = ['1.0.0', MODEL_VERSION] as const;
+export type ModelVersion = (typeof MODEL_VERSIONS)[number];
 
 /** How a value came to be: read from the submission, calculated from it, or assumed. */
 export type Provenance = 'measured' | 'reported' | 'computed' | 'assumed';
@@ -72,7 +79,7 @@ export interface ScoredOutcome {
 }
 
 export interface ModelResult {
-  model: { name: typeof MODEL_NAME; version: typeof MODEL_VERSION };
+  model: { name: typeof MODEL_NAME; version: ModelVersion };
   /** The age the model was evaluated at (whole years). */
   ageYears: number;
   derived: DerivedDisplayItem[];

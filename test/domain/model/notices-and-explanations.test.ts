@@ -81,10 +81,21 @@ describe('notices (model-v1 §4)', () => {
       /not been validated together/,
     );
   });
-  it('the dementia outcome says it looks 14 years ahead', () => {
+  it('the dementia outcome looks 10 years ahead and says where its 10-year figure comes from', () => {
     const o = outcome(scenarios.example!, 'wellbeing.cognitive');
-    expect(o.horizonYears).toBe(14);
-    expect(o.notices.join(' ')).toMatch(/14 years ahead/);
+    expect(o.horizonYears).toBe(10);
+    const notices = o.notices.join(' ');
+    expect(notices).toMatch(
+      /10-year figure is read from the dementia risk score's published model, not published by its authors/,
+    );
+    expect(notices).not.toMatch(/14 years ahead|covers 14 years/);
+    expect(o.subModelLabel).toMatch(
+      /10-year risk; the 10-year baseline is read from the authors' published model fit, not published by them, and its calibration is not reported/,
+    );
+    expect(o.extras.map((e) => e.label)).toEqual([
+      '10-year dementia risk',
+      '10-year risk of the reference person',
+    ]);
   });
   it('an implausible height and weight fall back to BMI 25 with a notice', () => {
     const r = scoreBody(documentsOnlyBody({ 'subject.measurements': { weightKg: 80, heightCm: 0 } }));

@@ -3,6 +3,7 @@ import {
   dementiaRiskAge,
   type UkbdrsInput,
   ukbdrsLinearPredictor,
+  ukbdrsRisk10,
   ukbdrsRisk14,
   ukbdrsTerms,
 } from '../../../src/domain/model/submodels/ukbdrs.js';
@@ -51,6 +52,37 @@ describe('UKBDRS (research §2.2.2)', () => {
     expect(dementiaRiskAge(60, lp, refLp)).toBeCloseTo(67.0, 1);
   });
   it('the baseline is the 14-year one: LP 0 → 0.83805 %', () => {
+    expect(ukbdrsRisk14(0)).toBeCloseTo(0.0083805, 7);
+  });
+});
+
+/** Four significant digits, as model-v1.1 asks its test values to be pinned. */
+const sig4 = (x: number) => Number(x.toPrecision(4));
+
+describe('UKBDRS over 10 years (model-v1.1 §1)', () => {
+  it.each([
+    {
+      person: 'male, 65, parent with dementia, 10 years of education, no diabetes, no stroke',
+      input: { sex: 'male', ageYears: 65, educationYears: 10, parentalDementia: true, diabetes: false },
+      lp: 1.638612,
+      risk10: 0.019134,
+      risk14: 0.0424,
+    },
+    {
+      person: 'female, 60, 14 years of education, diabetes, no parental history, no stroke',
+      input: { sex: 'female', ageYears: 60, educationYears: 14, parentalDementia: false, diabetes: true },
+      lp: 0.522944,
+      risk10: 0.006311,
+      risk14: 0.014097,
+    },
+  ] as const)('$person: LP $lp, 10-year $risk10, 14-year $risk14', ({ input, lp, risk10, risk14 }) => {
+    const got = ukbdrsLinearPredictor(ukbdrsTerms({ ...input, strokeTia: false }));
+    expect(sig4(got)).toBe(sig4(lp));
+    expect(sig4(ukbdrsRisk10(got))).toBe(sig4(risk10));
+    expect(sig4(ukbdrsRisk14(got))).toBe(sig4(risk14));
+  });
+  it('the 10-year baseline: LP 0 → 0.37457 %, the 14-year one unchanged', () => {
+    expect(ukbdrsRisk10(0)).toBeCloseTo(0.0037457, 7);
     expect(ukbdrsRisk14(0)).toBeCloseTo(0.0083805, 7);
   });
 });

@@ -5,8 +5,9 @@ import { clampAge } from '../submodels/age-range.js';
 import {
   dementiaRiskAge,
   UKBDRS_AGE_RANGE,
-  type UkbdrsInput,
+  type UkbdrsTerms,
   ukbdrsLinearPredictor,
+  ukbdrsRisk10,
   ukbdrsRisk14,
   ukbdrsTerms,
 } from '../submodels/ukbdrs.js';
@@ -14,14 +15,18 @@ import { fixed, roundTo } from '../text/format.js';
 import { NOTICES } from '../text/notices.js';
 import { diabetesClause, factor } from './common.js';
 import { boundedEquivalentAge } from './equivalent-age.js';
-import { baseEstimate, type Estimate } from './estimate.js';
+import { baseEstimate, type Estimate, type FactorEffect } from './estimate.js';
 import { INPUT_LABELS as L } from './labels.js';
 
-/** The calculator's "at risk" line (research §2.2.2): ≥ 5 % over 14 years. */
-const AT_RISK = 0.05;
+/**
+ * The calculator's "at risk" line (research §2.2.2): ≥ 5 % over 14 years. model-v1.1 keeps it on
+ * the 14-year risk; it is not translated into a 10-year threshold nobody published.
+ */
+const AT_RISK_14 = 0.05;
 
 const LABEL =
-  'UK Biobank Dementia Risk Score, competing-risk version (Anatürk et al., BMJ Mental Health 2023), 14-year risk';
+  'UK Biobank Dementia Risk Score, competing-risk version (Anatürk et al., BMJ Mental Health 2023), 10-year risk; ' +
+  "the 10-year baseline is read from the authors' published model fit, not published by them, and its calibration is not reported";
 
 /** model-v1 §7: not collected, set to 0, no laboratory proxy. */
 const NOT_COLLECTED = [
@@ -32,22 +37,25 @@ const NOT_COLLECTED = [
   'living alone',
 ];
 
-/**
- * Cognitive (model-v1 §2): UKBDRS. The reference keeps age and sex; education is at the centring
- * value and parental history, diabetes and stroke are absent (model-v1 §3).
- */
-export function estimateCognitive(inputs: ModelInputs): Estimate {
+interface CognitiveTerms {
+  age: number;
+  person: UkbdrsTerms;
+  ref: UkbdrsTerms;
+  personLp: number;
+  referenceLp: number;
+}
+
+/** The person's terms and the reference's, who keeps age and sex (model-v1 §3). */
+function cognitiveTerms(inputs: ModelInputs): CognitiveTerms {
   const age = clampAge(inputs.age.value, UKBDRS_AGE_RANGE);
-  const stroke = inputs.conditions.cardioCerebrovascular;
-  const personInput: UkbdrsInput = {
+  const person = ukbdrsTerms({
     sex: inputs.sex,
     ageYears: age,
     educationYears: inputs.education.value,
     parentalDementia: inputs.family.dementia,
     diabetes: inputs.diabetes.value,
-    strokeTia: stroke,
-  };
-  const person = ukbdrsTerms(personInput);
+    strokeTia: inputs.conditions.cardioCerebrovascular,
+  });
   const ref = ukbdrsTerms({
     sex: inputs.sex,
     ageYears: age,
@@ -56,24 +64,18 @@ export function estimateCognitive(inputs: ModelInputs): Estimate {
     diabetes: false,
     strokeTia: false,
   });
-  const personLp = ukbdrsLinearPredictor(person);
-  const referenceLp = ukbdrsLinearPredictor(ref);
-  const risk = ukbdrsRisk14(personLp);
-  const referenceRisk = ukbdrsRisk14(referenceLp);
+  return {
+    age,
+    person,
+    ref,
+    personLp: ukbdrsLinearPredictor(person),
+    referenceLp: ukbdrsLinearPredictor(ref),
+  };
+}
 
-  const est = baseEstimate('ukbdrs-2023-crr', LABEL);
-  est.riskKind = 'absolute';
-  est.horizonYears = 14;
-  est.risk = risk;
-  est.referenceRisk = referenceRisk;
-  est.score = relativeScore(referenceRisk, risk);
-  est.fittedAgeRange = UKBDRS_AGE_RANGE;
-  if (risk >= AT_RISK) est.tierCap = { cap: 'low', notice: NOTICES.dementiaCap(risk) };
-  est.existingCondition = inputs.conditions.dementia ? 'dementia' : null;
-  est.partial = inputs.markers === null;
-
+function cognitiveFactors(inputs: ModelInputs, { person, ref }: CognitiveTerms): FactorEffect[] {
   const educationDiff = person.education - ref.education;
-  est.factors.push(
+  return [
     factor(
       'parentalDementia',
       L.parentalDementia,
@@ -94,7 +96,43 @@ export function estimateCognitive(inputs: ModelInputs): Estimate {
       person.strokeTia - ref.strokeTia,
       () => 'The heart or circulation condition you reported, counted as a past stroke, raises the estimate',
     ),
+  ];
+}
+
+function cognitiveNotices(inputs: ModelInputs, partial: boolean): string[] {
+  const notices: string[] = [];
+  if (partial) notices.push(NOTICES.documentsOnly);
+  notices.push(NOTICES.dementiaTenYearBaseline);
+  if (inputs.conditions.cardioCerebrovascular) notices.push(NOTICES.strokeProxy);
+  if (inputs.education.provenance === 'assumed') notices.push(NOTICES.educationAssumed);
+  notices.push(
+    NOTICES.notCollected(NOT_COLLECTED, ', so the estimate may be too low for someone who has any of them'),
   );
+  return notices;
+}
+
+/**
+ * Cognitive (model-v1 §2, model-v1.1 §1): UKBDRS over 10 years. The reference keeps age and sex;
+ * education is at the centring value and parental history, diabetes and stroke are absent
+ * (model-v1 §3). The band's cap stays on the published 14-year line.
+ */
+export function estimateCognitive(inputs: ModelInputs): Estimate {
+  const terms = cognitiveTerms(inputs);
+  const risk = ukbdrsRisk10(terms.personLp);
+  const referenceRisk = ukbdrsRisk10(terms.referenceLp);
+  const risk14 = ukbdrsRisk14(terms.personLp);
+
+  const est = baseEstimate('ukbdrs-2023-crr', LABEL);
+  est.riskKind = 'absolute';
+  est.horizonYears = 10;
+  est.risk = risk;
+  est.referenceRisk = referenceRisk;
+  est.score = relativeScore(referenceRisk, risk);
+  est.fittedAgeRange = UKBDRS_AGE_RANGE;
+  if (risk14 >= AT_RISK_14) est.tierCap = { cap: 'low', notice: NOTICES.dementiaCap(risk14) };
+  est.existingCondition = inputs.conditions.dementia ? 'dementia' : null;
+  est.partial = inputs.markers === null;
+  est.factors.push(...cognitiveFactors(inputs, terms));
   est.inputsUsed.push(L.age, L.sex, L.education, L.parentalDementia, L.diabetes, L.strokeProxy);
   est.inputsImputed.push(
     L.deprivation,
@@ -104,24 +142,17 @@ export function estimateCognitive(inputs: ModelInputs): Estimate {
     L.livesAlone,
   );
   if (inputs.education.provenance === 'assumed') est.inputsImputed.push(L.education);
-
-  if (est.partial) est.notices.push(NOTICES.documentsOnly);
-  est.notices.push(NOTICES.dementiaHorizon);
-  if (stroke) est.notices.push(NOTICES.strokeProxy);
-  if (inputs.education.provenance === 'assumed') est.notices.push(NOTICES.educationAssumed);
-  est.notices.push(
-    NOTICES.notCollected(NOT_COLLECTED, ', so the estimate may be too low for someone who has any of them'),
-  );
+  est.notices.push(...cognitiveNotices(inputs, est.partial));
   est.equivalentAge = boundedEquivalentAge(
     'Dementia-risk age',
     inputs.age.value,
-    dementiaRiskAge(age, personLp, referenceLp),
+    dementiaRiskAge(terms.age, terms.personLp, terms.referenceLp),
     UKBDRS_AGE_RANGE,
   );
   est.extras.push(
-    { label: '14-year dementia risk', value: roundTo(risk * 100, 2), unit: '%', note: null },
+    { label: '10-year dementia risk', value: roundTo(risk * 100, 2), unit: '%', note: null },
     {
-      label: '14-year risk of the reference person',
+      label: '10-year risk of the reference person',
       value: roundTo(referenceRisk * 100, 2),
       unit: '%',
       note: null,

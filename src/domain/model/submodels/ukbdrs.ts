@@ -3,8 +3,10 @@ import type { AgeRange } from './age-range.js';
 
 /**
  * UK Biobank Dementia Risk Score, competing-risk (Fine–Gray) version (Anatürk M et al., BMJ Ment
- * Health 2023;26:e300719). risk14 = 1 − 0.9916195^exp(LP). Only the 14-year baseline exists;
- * it is not rescaled to 10 years (research §2.2.2).
+ * Health 2023;26:e300719). risk14 = 1 − 0.9916195^exp(LP), the published baseline (research
+ * §2.2.2); risk10 = 1 − 0.9962543^exp(LP), the baseline of the authors' saved fit at 3,652 days
+ * (model-v1.1 §1): read from their published model, not published by them, its 10-year calibration
+ * not reported.
  */
 
 export const UKBDRS_AGE_RANGE: AgeRange = { min: 50, max: 73 };
@@ -28,6 +30,11 @@ export const UKBDRS = {
   livesAlone: 0.140912692178426,
   male: 0.168726275413058,
   baselineSurvival14: 0.9916195,
+  /**
+   * model-v1.1 §1 [MelisAnaturk/dementia_risk_score@929ea73, results/ukbdrs.cr.train.rda: the
+   * fit's baseline cumulative incidence at 3,652 days, with the published centring].
+   */
+  baselineSurvival10: 0.9962543,
 } as const;
 
 export interface UkbdrsInput {
@@ -80,8 +87,14 @@ export function ukbdrsLinearPredictor(t: UkbdrsTerms): number {
   return t.age + t.sex + t.education + t.parentalDementia + t.diabetes + t.strokeTia + t.uncollected;
 }
 
+/** The published 14-year risk: model 1.1 keeps it for the calculator's at-risk line only. */
 export function ukbdrsRisk14(linearPredictor: number): number {
   return 1 - UKBDRS.baselineSurvival14 ** Math.exp(linearPredictor);
+}
+
+/** The 10-year risk the cognitive outcome is scored on (model-v1.1 §1). */
+export function ukbdrsRisk10(linearPredictor: number): number {
+  return 1 - UKBDRS.baselineSurvival10 ** Math.exp(linearPredictor);
 }
 
 /**

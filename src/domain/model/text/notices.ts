@@ -34,9 +34,14 @@ export const NOTICES = {
   // Cognitive
   strokeProxy:
     'The heart or circulation condition you reported was counted as a past stroke or mini-stroke; if you have not had one, this estimate may be too high.',
-  dementiaCap: (risk: number) =>
-    `The band is limited because the estimated 14-year dementia risk (${fixed(risk * 100, 1)}%) is 5% or more.`,
-  dementiaHorizon: 'This estimate looks 14 years ahead, the period the dementia risk score was built for.',
+  /**
+   * model-v1.1 §1: the at-risk line is the published one, 5 % over 14 years, so the notice that
+   * explains the cap is the one place the 14-year figure is shown.
+   */
+  dementiaCap: (risk14: number) =>
+    `The band is limited because the estimated dementia risk over 14 years (${fixed(risk14 * 100, 1)}%) is 5% or more, the level the risk score's authors mark as raised.`,
+  dementiaTenYearBaseline:
+    "This 10-year figure is read from the dementia risk score's published model, not published by its authors, and how well it matches what happens over 10 years has not been reported.",
 
   // Renal
   renalNeedsCystatin: 'Kidney health cannot be estimated without a cystatin C blood result.',
