@@ -39,7 +39,9 @@ function lint(dir: string): string[] {
     const e = error as { stdout?: string; stderr?: string };
     output = `${e.stdout ?? ''}${e.stderr ?? ''}`;
   }
-  return [...output.matchAll(/^(src\/\S+):(\d+):\d+ (lint\/\S+)/gm)].map((m) => `${m[1]}:${m[2]} ${m[3]}`);
+  return [...output.matchAll(/^((?:src|test)\/\S+):(\d+):\d+ (lint\/\S+)/gm)].map(
+    (m) => `${m[1]}:${m[2]} ${m[3]}`,
+  );
 }
 
 describe('import rules', () => {
@@ -73,6 +75,47 @@ describe('import rules', () => {
         'src/queue/worker.ts:1 lint/suspicious/noImportCycles',
         'src/reports/render.ts:1 lint/style/noRestrictedImports',
         'src/store/jobs.ts:1 lint/suspicious/noImportCycles',
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the PDF engine (src/reports/pdf/)', () => {
+  it('is reached through its entry only, and reaches nothing of ours outside itself but the shared cache', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-pdf-imports-'));
+    const use = (names: string) => `export const used = [${names}];\n`;
+    const from = (file: string) => `import { used as u } from '${file}';\n${use('u')}`;
+    write(dir, {
+      'src/reports/recent-cache.ts': use('1'),
+      'src/reports/model.ts': use('2'),
+      'src/reports/pdf/fonts.ts': use('3'),
+      // Allowed: the entry from the layout, the worker, an HTTP route and a black-box test;
+      // inside the engine, its own files and the shared cache; its white-box tests, anything.
+      'src/reports/pdf/index.ts': from('./fonts.js'),
+      'src/reports/pdf/document.ts': `import { used as c } from '../recent-cache.js';\nimport { used as f } from './fonts.js';\n${use('c, f')}`,
+      'src/reports/render-pdf.ts': from('./pdf/index.js'),
+      'src/pipeline/render-worker.ts': from('../reports/pdf/index.js'),
+      'src/http/routes/report.ts': from('../../reports/pdf/index.js'),
+      'test/reports/pdf-reference/entry.test.ts': from('../../../src/reports/pdf/index.js'),
+      'test/reports/pdf/fonts.test.ts': from('../../../src/reports/pdf/fonts.js'),
+      // Refused, one each: a deep import from every kind of place, and the engine reaching into the report.
+      'src/reports/render-deep.ts': from('./pdf/fonts.js'),
+      'src/reports/fhir/deep.ts': from('../pdf/fonts.js'),
+      'src/pipeline/deep.ts': from('../reports/pdf/fonts.js'),
+      'src/http/routes/deep.ts': from('../../reports/pdf/fonts.js'),
+      'test/reports/pdf-reference/deep.test.ts': from('../../../src/reports/pdf/fonts.js'),
+      'src/reports/pdf/layout.ts': from('../model.js'),
+    });
+    try {
+      expect(lint(dir).sort()).toEqual([
+        'src/http/routes/deep.ts:1 lint/style/noRestrictedImports',
+        'src/pipeline/deep.ts:1 lint/style/noRestrictedImports',
+        'src/reports/fhir/deep.ts:1 lint/style/noRestrictedImports',
+        'src/reports/pdf/layout.ts:1 lint/style/noRestrictedImports',
+        'src/reports/render-deep.ts:1 lint/style/noRestrictedImports',
+        'test/reports/pdf-reference/deep.test.ts:1 lint/style/noRestrictedImports',
       ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -1,12 +1,9 @@
-import { preparePdf } from '../reports/pdf-document.js';
-import { textWidth } from '../reports/pdf-fonts.js';
+import { preparePdf } from '../reports/pdf/index.js';
 import { renderAll } from './render-all.js';
 import type { RenderReply, RenderTask } from './render-types.js';
 
 // The pool starts its threads with the service: load and parse the fonts and build the
 // embedded font objects every pdf shares now, not in the first submission's render.
-textWidth('regular', 'warm-up', 10);
-textWidth('bold', 'warm-up', 10);
 preparePdf();
 
 /** Runs in a worker thread. */

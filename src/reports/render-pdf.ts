@@ -22,10 +22,7 @@ import {
   TRACK,
   WITHIN,
 } from './geometry.js';
-import type { Content } from './pdf-content.js';
-import { PdfDocument } from './pdf-document.js';
-import { type Face, printable, textWidth, wrap } from './pdf-fonts.js';
-import { TextLine } from './pdf-text.js';
+import { type Content, type Face, PdfDocument, printable, TextLine, textWidth, wrap } from './pdf/index.js';
 import { RecentCache } from './recent-cache.js';
 import type { Report, ReportMarker, ReportOutcome } from './schema.js';
 
@@ -35,8 +32,8 @@ import type { Report, ReportMarker, ReportOutcome } from './schema.js';
  * generatedAt, so the same report always gives the same bytes.
  *
  * Text is laid out here (wrap, measure, then draw line by line), so block heights are known
- * before drawing and blocks are kept on one page; lines and shapes are drawn by pdf-content.ts
- * and the file is written by pdf-document.ts.
+ * before drawing and blocks are kept on one page; lines, shapes and the file are the PDF engine's
+ * (pdf/, whose README says what it guarantees).
  */
 
 const PAGE_W = 595.28;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderPdf } from '../../src/reports/index.js';
-import { printable, textWidth, wrap } from '../../src/reports/pdf-fonts.js';
+import { printable, textWidth, wrap } from '../../src/reports/pdf/index.js';
 import { documentsOnlyReport, fullReport, HOSTILE_TEXT, ROOT, reportWithPartnerText } from './fixtures.js';
 
 /** The pdf artifact checked with poppler's own tools. */

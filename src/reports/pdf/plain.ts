@@ -13,7 +13,7 @@
  * way). Anything else (the f-ligatures, marks, other scripts, characters outside the BMP) is not
  * plain, and the word goes to the shaper. The results are the shaper's own numbers, added up in
  * the same order, so widths, kerning and the bytes written are the same either way
- * (test/reports/pdf-plain.test.ts).
+ * (test/reports/pdf/plain.test.ts).
  */
 
 export interface PlainGlyph {

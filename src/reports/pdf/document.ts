@@ -1,8 +1,8 @@
 import { deflateSync } from 'node:zlib';
-import { Content } from './pdf-content.js';
-import { fileId, PdfFile, pdfDate, pdfNumber, pdfString } from './pdf-file.js';
-import type { Face } from './pdf-fonts.js';
-import { FONT_IDS, FONT_OBJECTS, prepareFonts, SubsetFont } from './pdf-subset.js';
+import { Content } from './content.js';
+import { fileId, PdfFile, pdfDate, pdfNumber, pdfString } from './file.js';
+import type { Face } from './fonts.js';
+import { FONT_IDS, FONT_OBJECTS, prepareFonts, SubsetFont } from './subset.js';
 
 /**
  * One pdf document: its pages' drawing (`content`), the two embedded faces, and the file they
@@ -91,6 +91,6 @@ export class PdfDocument {
 }
 
 /** Builds what every document shares (the seed's font objects) ahead of the first report. */
-export function preparePdf(): void {
+export function prepareDocuments(): void {
   prepareFonts(FONT_FIRST);
 }

@@ -1,9 +1,9 @@
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { renderPdf } from '../../src/reports/index.js';
-import { ByteSink } from '../../src/reports/pdf-bytes.js';
-import { PdfFile, pdfDate, pdfString } from '../../src/reports/pdf-file.js';
-import { fullReport, HOSTILE_TEXT, reportWithPartnerText } from './fixtures.js';
+import { renderPdf } from '../../../src/reports/index.js';
+import { ByteSink } from '../../../src/reports/pdf/bytes.js';
+import { PdfFile, pdfDate, pdfString } from '../../../src/reports/pdf/file.js';
+import { fullReport, HOSTILE_TEXT, reportWithPartnerText } from '../fixtures.js';
 
 /**
  * The pdf file's structure, read back byte by byte: what a reader relies on to find the objects

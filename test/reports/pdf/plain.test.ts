@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ByteSink } from '../../src/reports/pdf-bytes.js';
-import { type Face, fontOf, TOKENS, textWidth, wrap } from '../../src/reports/pdf-fonts.js';
-import { SubsetFont } from '../../src/reports/pdf-subset.js';
-import { writeOperand } from '../../src/reports/pdf-text.js';
-import { documentsOnlyReport, fullReport, HOSTILE_TEXT } from './fixtures.js';
+import { ByteSink } from '../../../src/reports/pdf/bytes.js';
+import { type Face, fontOf, TOKENS, textWidth, wrap } from '../../../src/reports/pdf/fonts.js';
+import { SubsetFont } from '../../../src/reports/pdf/subset.js';
+import { writeOperand } from '../../../src/reports/pdf/text.js';
+import { documentsOnlyReport, fullReport, HOSTILE_TEXT } from '../fixtures.js';
 
 /**
- * Text measured and encoded character by character (pdf-plain.ts, pdf-text.ts) against fontkit
+ * Text measured and encoded character by character (plain.ts, text.ts in src/reports/pdf/) against fontkit
  * shaping each word, the way pdfkit shaped text: the same widths to the last bit, the same glyph
  * codes and kerning, the same line breaks.
  */

@@ -1,7 +1,7 @@
-import { ByteSink, returnSink, takeSink } from './pdf-bytes.js';
-import { type Face, layout } from './pdf-fonts.js';
-import type { SubsetFont } from './pdf-subset.js';
-import { type TextLine, writeOperand } from './pdf-text.js';
+import { ByteSink, returnSink, takeSink } from './bytes.js';
+import { type Face, layout } from './fonts.js';
+import type { SubsetFont } from './subset.js';
+import { type TextLine, writeOperand } from './text.js';
 
 /**
  * The pdf renderer's drawing surface: single-line text and simple vector shapes, written as

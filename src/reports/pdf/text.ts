@@ -1,8 +1,8 @@
-import type { ByteSink } from './pdf-bytes.js';
-import { type Face, hasDigit, layout, plainShaping, spacesEnd, wordEnd } from './pdf-fonts.js';
-import { NOT_PLAIN_PAIR, type PlainShaping } from './pdf-plain.js';
-import type { SubsetFont } from './pdf-subset.js';
-import { RecentCache } from './recent-cache.js';
+import { RecentCache } from '../recent-cache.js';
+import type { ByteSink } from './bytes.js';
+import { type Face, hasDigit, layout, plainShaping, spacesEnd, wordEnd } from './fonts.js';
+import { NOT_PLAIN_PAIR, type PlainShaping } from './plain.js';
+import type { SubsetFont } from './subset.js';
 
 /**
  * A line of text as the page content shows it: the operand of its TJ operator (without the
@@ -11,7 +11,7 @@ import { RecentCache } from './recent-cache.js';
  *
  * Text is shaped word by word (a word with the spaces after it, as pdfkit shaped text), so no
  * kerning crosses into the next word and a line is its words' operands one after the other.
- * Plain words are written character by character (pdf-plain.ts). Other words (f-ligatures,
+ * Plain words are written character by character (plain.ts). Other words (f-ligatures,
  * other scripts) are shaped by fontkit, and their operands kept per process when all their
  * glyphs come from the seed, so that their codes are the same in every document.
  */
@@ -48,7 +48,7 @@ export class TextLine {
   constructor(readonly text: string) {}
 }
 
-/** Seed codes by plain index (pdf-plain.ts), per face: -1 not known yet, -2 not in the seed. */
+/** Seed codes by plain index (plain.ts), per face: -1 not known yet, -2 not in the seed. */
 const plainCodes: Record<Face, Int32Array> = {
   regular: new Int32Array(256).fill(-1),
   bold: new Int32Array(256).fill(-1),

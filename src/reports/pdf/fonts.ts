@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type PlainPosition, PlainShaping } from './pdf-plain.js';
-import { RecentCache } from './recent-cache.js';
+import { RecentCache } from '../recent-cache.js';
+import { type PlainPosition, PlainShaping } from './plain.js';
 
 /**
  * The DejaVu fonts, parsed once per process by fontkit, and the caches that keep text layout

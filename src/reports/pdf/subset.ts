@@ -1,6 +1,6 @@
 import { deflateSync } from 'node:zlib';
-import { PdfObjects, pdfNumber } from './pdf-file.js';
-import { type Face, type FontkitFont, type FontkitGlyph, fontOf, layout } from './pdf-fonts.js';
+import { PdfObjects, pdfNumber } from './file.js';
+import { type Face, type FontkitFont, type FontkitGlyph, fontOf, layout } from './fonts.js';
 
 /**
  * The embedded fonts: each document embeds the subset of the glyphs it draws, as a CID font
