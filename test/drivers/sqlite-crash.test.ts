@@ -116,7 +116,7 @@ describe('SQLite durability: nothing acknowledged is lost', () => {
     };
     const clients = Array.from({ length: 8 }, client);
     await waitUntil(
-      async () => requests.filter((r) => r.status === 202).length >= 150 && reads.length >= 50,
+      async () => requests.filter((r) => r.status === 202).length >= 100 && reads.length >= 30,
       60_000,
       'acknowledged submissions and reads',
     );
