@@ -24,6 +24,8 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
         throw new PermanentJobError('This erasure step names no erasure or submission.');
       }
       const submissionId = job.submissionId;
+      // Commit unit (it may run twice): deletes and counts through `trx`, so a rolled-back
+      // attempt counted nothing; the flush is asked for again by the attempt that commits.
       return async (trx, completion) => {
         const now = ctx.clock();
         const counts = await store.erasures.eraseSubmission(trx, submissionId, job.id);

@@ -101,6 +101,12 @@ export function registerPipelineJobs(kinds: JobKinds, deps: PipelineDeps): JobKi
   return kinds;
 }
 
+/**
+ * The steps' completions, start hooks and final-failure hooks run in the worker's commit units
+ * and may run twice, the first attempt rolled back (`CommitUnit`): they write through `trx`
+ * only, enqueue and report through the completion context (emptied before each attempt), and
+ * decide from what they read in `trx` or what the step computed before.
+ */
 export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, JobDefinition> {
   const { store, clock } = deps;
   const db = store.db;

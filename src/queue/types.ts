@@ -19,7 +19,12 @@ export interface CompletionContext {
   afterCommit(fn: () => Promise<void>): void;
 }
 
-/** Writes run in the transaction that completes a job: results, status changes, next jobs. */
+/**
+ * Writes run in the transaction that completes a job: results, status changes, next jobs. It
+ * runs inside the worker's commit unit, so it may run twice, the first attempt rolled back
+ * (`CommitUnit`): it writes through `trx`, enqueues and defers through `ctx` (which the worker
+ * empties before each attempt), and decides from what it reads in `trx` or what `run` computed.
+ */
 export type Completion = (trx: Transaction<Database>, ctx: CompletionContext) => Promise<void>;
 
 /** What a step handler runs with: taken from the job's work context, never made up by the step. */
@@ -58,9 +63,9 @@ export interface JobDefinition {
    * that record its outcome; those run in the transaction that marks the job completed.
    */
   run(job: ClaimedJob, ctx: HandlerContext): Promise<Completion>;
-  /** Writes made when an attempt starts, in the transaction that claims the job. */
+  /** Writes made when an attempt starts, in the transaction that claims the job (a `CommitUnit`). */
   onStart?(trx: Transaction<Database>, job: ClaimedJob): Promise<void>;
-  /** Called in the transaction that marks the job failed for good. */
+  /** Called in the transaction that marks the job failed for good (a `CommitUnit`: may run twice). */
   onFailed?(trx: Transaction<Database>, job: ClaimedJob, summary: string, error: unknown): Promise<void>;
   /** Called once a final failure (and its `onFailed` writes) committed: for what it reports. */
   afterFailed?(job: ClaimedJob, error: unknown): void;

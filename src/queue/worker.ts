@@ -196,6 +196,8 @@ export class Worker {
    */
   private async claimAndStart(limit: number): Promise<ClaimedJob[]> {
     const { jobs, batcher } = this.o.store;
+    // Commit unit: the claim and the start hooks write through `trx` only; the jobs claimed are
+    // its return value, so an attempt rolled back claimed nothing.
     return batcher.submit(async (trx) => {
       const claimed = await jobs.claim(trx, this.workerId, this.kinds, limit, this.leaseMs, this.clock());
       for (const job of claimed) await this.o.kinds.get(job.type)?.onStart?.(trx, job);
@@ -252,7 +254,8 @@ export class Worker {
       const afterCommit: Array<() => Promise<void>> = [];
       await batcher.submit(
         async (trx) => {
-          // This unit may run twice (see CommitBatcher): only the last run's chain counts.
+          // Commit unit: the chained jobs and after-commit work are emptied first, so only the
+          // committed attempt's count; the completion and start hooks write through `trx`.
           chained.length = 0;
           afterCommit.length = 0;
           const now = this.clock();
@@ -304,6 +307,7 @@ export class Worker {
   private async release(job: ClaimedJob, context: WorkContext): Promise<void> {
     const { jobs, batcher } = this.o.store;
     try {
+      // Commit unit: one update through `trx`, fenced on the lease.
       await batcher.submit((trx) => jobs.release(trx, job, this.clock()));
     } catch (error) {
       context.log.error({ err: error }, 'releasing a job at shutdown failed; its lease will expire');
@@ -320,6 +324,7 @@ export class Worker {
     const now = this.clock();
     const plan = planFailure(job, def, error, now, this.retry);
     try {
+      // Commit unit: the plan was made before; its writes go through `trx`, fenced on the lease.
       await batcher.submit((trx) => recordFailure(trx, jobs, job, def, error, plan, now));
       logFailure(context.log, error, plan);
       if (plan.nextAttemptAt === null) def?.afterFailed?.(job, error);

@@ -4,12 +4,35 @@ import { NOOP_SPAN, tracing } from '../telemetry/tracing.js';
 import type { Database } from './database.js';
 import type { PreparedRunner } from './prepared.js';
 
-type Work<T> = (trx: Transaction<Database>) => Promise<T>;
+/**
+ * A unit of work for the group commit: it runs in a transaction shared with other units, and
+ * **it must be safe to run twice, in separate transactions, where the first attempt's writes
+ * were rolled back**. A batch first runs all its units in one plain transaction; when one of
+ * them fails (or the commit does), that transaction is rolled back and every unit of the batch
+ * runs again, each in a savepoint of a new transaction (`CommitBatcher.flushQueue`), so only
+ * the failing one fails. The database undoes the first attempt; nothing else does. So a unit:
+ *
+ * - writes only through `trx`, or does outside it only what may happen twice (a key file
+ *   created on first use and then reused);
+ * - keeps its in-memory effects in its return value (only the committed attempt's value is
+ *   returned), or resets them when it starts (`Worker.runOne` empties its chained jobs and
+ *   after-commit work);
+ * - decides from what it reads in `trx`, never from what its first attempt saw or wrote;
+ * - may use values made before it was submitted (rows, ids, rendered bytes, a clock reading):
+ *   both attempts see the same ones.
+ *
+ * Each place that submits a unit says how it meets this (a comment starting "Commit unit:");
+ * so does each step's `Completion`, `onStart` and `onFailed` (queue/types.ts), which run inside
+ * the worker's units. SQLite's ingest writer retries its batches the same way
+ * (`IngestBatchWriter`). `test/drivers/commit-units.test.ts` runs every kind of unit twice, the
+ * first attempt rolled back, on both drivers, and finds the same outcome as one run.
+ */
+export type CommitUnit<T> = (trx: Transaction<Database>) => Promise<T>;
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 interface Pending {
-  work: Work<unknown>;
+  work: CommitUnit<unknown>;
   lockKey: string | undefined;
   /** The submitter's trace context: its unit runs in it, so its queries join its trace. */
   trace: unknown;
@@ -19,7 +42,7 @@ interface Pending {
 
 /** Where units of work are committed: one batcher (SQLite), or several lanes (PostgreSQL). */
 export interface Committer {
-  submit<T>(work: Work<T>, options?: { urgent?: boolean; lockKey?: string }): Promise<T>;
+  submit<T>(unit: CommitUnit<T>, options?: { urgent?: boolean; lockKey?: string }): Promise<T>;
   drain(): Promise<void>;
 }
 
@@ -66,15 +89,15 @@ export class CommitLanes implements Committer {
     if (lanes.length === 0 || background.length === 0) throw new Error('CommitLanes needs lanes');
   }
 
-  submit<T>(work: Work<T>, options: { urgent?: boolean; lockKey?: string } = {}): Promise<T> {
+  submit<T>(unit: CommitUnit<T>, options: { urgent?: boolean; lockKey?: string } = {}): Promise<T> {
     if (options.urgent !== true && options.lockKey === undefined) {
-      return this.backgroundLane().submit(work, options);
+      return this.backgroundLane().submit(unit, options);
     }
     const index =
       options.lockKey === undefined
         ? this.next++ % this.lanes.length
         : hash(options.lockKey) % this.lanes.length;
-    return this.lanes[index]!.submit(work, options);
+    return this.lanes[index]!.submit(unit, options);
   }
 
   private backgroundLane(): CommitBatcher {
@@ -102,8 +125,7 @@ function hash(key: string): number {
  * submitted during one turn of the event loop runs in one transaction, so one durable commit
  * covers many submissions, claims and job completions, and no promise settles before it.
  * Should a unit fail, the batch is rolled back and run again with a savepoint per unit, so
- * only that unit fails. A unit may therefore run twice: it must keep its in-memory effects in
- * its return value, or reset them when it starts.
+ * only that unit fails. Every unit of such a batch therefore runs twice (`CommitUnit`).
  */
 export class CommitBatcher implements Committer {
   private queue: Pending[] = [];
@@ -121,21 +143,21 @@ export class CommitBatcher implements Committer {
   ) {}
 
   /**
-   * Queues a unit of work for the next commit. `urgent` work (a partner waiting for its 202)
-   * is committed at the next turn of the event loop. Other work (job claims and completions)
-   * may wait until `minIntervalMs` after the previous commit: each commit costs a flush of the
-   * log, and work arriving in a trickle (reports finishing one by one on other threads) then
-   * shares a commit instead of paying one each.
+   * Queues a unit of work (which may run twice: `CommitUnit`) for the next commit. `urgent`
+   * work (a partner waiting for its 202) is committed at the next turn of the event loop. Other
+   * work (job claims and completions) may wait until `minIntervalMs` after the previous commit:
+   * each commit costs a flush of the log, and work arriving in a trickle (reports finishing one
+   * by one on other threads) then shares a commit instead of paying one each.
    *
    * `lockKey` names the row a unit may have to wait for because another process writes it too
    * (an idempotency key). A batch runs its keyed units in key order: two processes' batches
    * then take such rows in the same order and cannot wait on each other in a cycle, which
    * PostgreSQL would break by aborting one of them (a deadlock).
    */
-  submit<T>(work: Work<T>, options: { urgent?: boolean; lockKey?: string } = {}): Promise<T> {
+  submit<T>(unit: CommitUnit<T>, options: { urgent?: boolean; lockKey?: string } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
-        work: work as Work<unknown>,
+        work: unit as CommitUnit<unknown>,
         lockKey: options.lockKey,
         trace: tracing().capture(),
         resolve: resolve as (v: unknown) => void,

@@ -189,6 +189,7 @@ export class Store implements TenantGateway, ArtifactGateway {
     });
     /** A read is recorded before it is answered: no answer without its audit event. */
     const recordRead = (entry: AuditEntry, origin: AuditOrigin): Promise<void> =>
+      // Commit unit: one insert through `trx`.
       system.batcher.submit((trx) => system.audit.record(trx, tenantId, entry, origin, clock()), {
         urgent: true,
       });
@@ -237,6 +238,9 @@ export class Store implements TenantGateway, ArtifactGateway {
       },
       erasures: {
         request: async (partnerSubjectId, origin) => {
+          // Commit unit: decides from the subject's submissions read in `trx`; a second attempt
+          // makes a new erasure id (the first one's rows were rolled back) and reuses the
+          // sealing key file the first one may have created.
           const { erasure, enqueued } = await system.batcher.submit(
             (trx) => system.erasures.request(trx, tenantId, partnerSubjectId, origin, clock()),
             // One subject's requests queue behind each other (the same lane on PostgreSQL).

@@ -82,6 +82,8 @@ export class WebhookAdmin {
     const partner =
       mode === 'test' ? await this.store.accounts.sandboxPartner(partnerId, { create: true }) : live;
     const id = partner.partnerId;
+    // Commit unit: reads the secrets in `trx`; a secret a first attempt made was rolled back
+    // with it, and the one returned is the committed attempt's.
     return this.store.batcher.submit(async (trx) => {
       await this.store.webhooks.upsertEndpoint(
         trx,
@@ -120,6 +122,7 @@ export class WebhookAdmin {
     }
     const secret = generateSigningSecret();
     const activatesAt = new Date(now.getTime() + activateInMs);
+    // Commit unit: the secret was made before; it is sealed and written through `trx`.
     await this.store.batcher.submit(async (trx) => {
       await this.store.webhooks.addSecret(
         trx,
@@ -171,6 +174,8 @@ export class WebhookAdmin {
       this.audit(trx, endpoint.tenantId, 'webhook.redelivered', eventId, now, scope.origin);
     const policy = { scheduleMs: this.o.scheduleMs };
     const ids = { correlationId: row.correlationId, requestId: row.requestId };
+    // Commit unit: decides from the event and delivery it reads in `trx`; the event id is its
+    // return value.
     const eventId = await this.store.batcher.submit(async (trx) => {
       const existing = await this.store.webhooks.eventForResult(trx, resultId);
       if (!existing) {

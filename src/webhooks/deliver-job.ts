@@ -178,6 +178,7 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
       // delivered one is recorded in the commit that completes the job (urgent, see
       // commitsUrgently): one commit after the receiver's 2xx, not two, so a crash in between
       // rarely leaves a delivery unrecorded and sent again.
+      // Commit unit: one insert of the attempt, built before.
       if (!outcome.ok) await store.batcher.submit((trx) => store.webhooks.recordAttempt(trx, attempt));
       // The context's logger adds the job's ids and the submission.
       const line = {
@@ -200,6 +201,7 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
           outcome.errorClass ?? 'http_status',
         );
       }
+      // Commit unit (it may run twice): the attempt was built before; both writes go through `trx`.
       return async (trx) => {
         await store.webhooks.recordAttempt(trx, attempt);
         await store.webhooks.setEventStatus(trx, eventId, 'delivered', clock());

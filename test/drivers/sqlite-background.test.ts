@@ -6,14 +6,14 @@ import { sqliteFile } from '../../src/store/sqlite/driver.js';
 import { tempDataDir } from '../helpers/dirs.js';
 import { waitUntil } from '../helpers/pipeline.js';
 
-/** What the SQLite driver of a long-running process does off the event loop. */
-describe('the SQLite driver in a service', () => {
+/** The checkpoint rules of src/store/sqlite/README.md: where and when the log is copied into the database file. */
+describe('SQLite checkpoints', () => {
   let store: Store | undefined;
   afterEach(async () => {
     await store?.close();
   });
 
-  it('copies the log into the database file on its writer thread, not in the commits of the event loop', async () => {
+  it('in a service: passive, on the writer thread; SQLite’s own only as an 80 MB backstop', async () => {
     const dataDir = tempDataDir();
     store = Store.open(
       { dataDir, databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 },
@@ -48,7 +48,7 @@ describe('the SQLite driver in a service', () => {
     expect(fs.statSync(file).size).toBeGreaterThan(before);
   });
 
-  it('leaves checkpoints to SQLite in a short-lived process (the CLI)', async () => {
+  it('in a short-lived process (the CLI): SQLite’s own, at 1,000 pages', async () => {
     store = Store.open({
       dataDir: tempDataDir(),
       databaseUrl: undefined,

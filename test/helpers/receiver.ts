@@ -21,6 +21,8 @@ export class TestReceiver {
   readonly deliveries: ReceivedDelivery[] = [];
   replies: Reply[] = [];
   fallback: Reply = 204;
+  /** Decides by the delivery's bytes before the script is read; undefined leaves it to the script. */
+  replyTo: ((rawBody: Buffer) => Reply | undefined) | undefined;
   private server: http.Server | undefined;
   private readonly hung = new Set<http.ServerResponse>();
 
@@ -34,7 +36,7 @@ export class TestReceiver {
           rawBody: Buffer.concat(chunks),
           receivedAt: Date.now(),
         });
-        const reply = this.replies.shift() ?? this.fallback;
+        const reply = this.replyTo?.(Buffer.concat(chunks)) ?? this.replies.shift() ?? this.fallback;
         if (reply === 'hang') this.hung.add(res);
         else if (reply === 'reset') req.socket.destroy();
         else res.writeHead(reply).end();

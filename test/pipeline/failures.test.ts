@@ -183,7 +183,8 @@ describe('pipeline failures', () => {
     expect(after).toMatchObject({ status: 'pending', slaBreached: true });
   });
 
-  it('finishes a submission whose worker process was SIGKILLed mid-step, with exactly one result', async () => {
+  // A crash moment of src/store/sqlite/README.md, on both stores.
+  it('a worker process killed mid-step loses only its uncommitted attempt: the job is rescued and the submission finishes with exactly one result', async () => {
     const service = await startTestService({
       WORKER_CONCURRENCY: '0',
       JOB_LEASE_SECONDS: '30',

@@ -98,7 +98,8 @@ describe('IngestWriter', () => {
       expect(later.submissionId).not.toBe(first.submissionId);
   });
 
-  it('commits durably, so an acknowledged ingest survives power loss', async () => {
+  // The first claim of src/store/sqlite/README.md (and its PostgreSQL counterpart).
+  it('answers a write only once its commit is on disk (SQLite: FULL on the writer thread, fdatasync before answering on the event loop; PostgreSQL: synchronous_commit and fsync on)', async () => {
     if (store.driver.name === 'sqlite') {
       const mode = await sql<{ journal_mode: string }>`PRAGMA journal_mode`.execute(store.driver.db);
       expect(mode.rows[0]?.journal_mode).toBe('wal');

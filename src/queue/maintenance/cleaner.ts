@@ -148,6 +148,8 @@ export class Cleaner implements MaintenanceService {
     work: (trx: Parameters<CleanerOptions['store']['tryExclusive']>[0]) => Promise<T>,
   ): Promise<T | undefined> {
     const { batcher, tryExclusive } = this.o.store;
+    // Commit unit: every batch picks its rows in `trx` and returns its counts; the lock is the
+    // transaction's, taken again by a second attempt.
     return batcher.submit(async (trx) =>
       (await tryExclusive(trx, MAINTENANCE_LOCK_KEYS.cleaner)) ? work(trx) : undefined,
     );

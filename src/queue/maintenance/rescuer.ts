@@ -55,6 +55,8 @@ export class Rescuer implements MaintenanceService {
   async runOnce(): Promise<PassReport> {
     const { jobs, batcher, notifier, tryExclusive } = this.o.store;
     const now = this.clock();
+    // Commit unit: the expired jobs are read in `trx` and what was done with them is its return
+    // value; the lock is the transaction's, taken again by a second attempt.
     const settled = await batcher.submit(async (trx) => {
       if (!(await tryExclusive(trx, MAINTENANCE_LOCK_KEYS.rescuer))) return [];
       const expired = await jobs.expired(trx, now, this.batchSize);

@@ -124,6 +124,8 @@ export class IngestWriter {
         receivedAt: now.toISOString(),
       };
     }
+    // Commit unit: reads the prior claim in `trx` when the driver did not, writes one audit
+    // event, and answers with its return value.
     return this.committer.submit((trx) => this.decideReplay(trx, written.prior, claim, c, origin, now), {
       urgent: true,
       lockKey: `${c.partnerId}:${c.idempotencyKeyHash}`,

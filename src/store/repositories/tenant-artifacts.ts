@@ -89,6 +89,7 @@ export class TenantArtifacts {
   /** Writes an artifact's bytes back (recreated, and checked against its recorded hash). */
   async restore(artifactId: string, body: Buffer): Promise<void> {
     if (!(await this.row(artifactId))) return;
+    // Commit unit: an upsert of the same bytes.
     await this.deps.committer.submit((trx) => this.deps.bytes.put(trx, artifactId, body));
   }
 }

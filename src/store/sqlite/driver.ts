@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, sql } from 'kysely';
+import { Kysely, type RawBuilder, sql } from 'kysely';
+import type { WakeSource } from '../../jobs/notifier.js';
 import { CommitBatcher } from '../commit-batcher.js';
 import type { Database } from '../database.js';
-import type { AvailableArtifactValues, ClaimedRow, Driver } from '../driver.js';
+import type { AvailableArtifactValues, ClaimedRow, Driver, IngestRows, IngestWrite } from '../driver.js';
 import { pollForMigrationLock } from '../locks.js';
 import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
 import type { ArtifactRow, ResultRow } from '../rows.js';
@@ -34,16 +35,6 @@ export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'healthspan.sqlite');
 }
 
-/**
- * The embedded store: better-sqlite3 connections to one file in `DATA_DIR`, in WAL mode, every
- * acknowledged commit durable against power loss. Statements run in-process, so each operation
- * is a few plain prepared statements.
- *
- * Two connections write, taking turns (`WriteTurns`): the event loop's (queue, pipeline, reads,
- * the CLI), whose commits are made durable off the loop (`WalSync`), and the ingest writer
- * thread's (`IngestThread`), where accepted submissions are written and committed beside the
- * event loop. The event loop never runs an ingest statement nor waits for the disk.
- */
 export interface SqliteDriverOptions {
   /**
    * A long-running process (the service): checkpoints, which copy the log into the database
@@ -53,9 +44,27 @@ export interface SqliteDriverOptions {
   background?: boolean;
 }
 
+/**
+ * The embedded store: better-sqlite3 connections to one file in `DATA_DIR`, in WAL mode, every
+ * acknowledged commit durable against power loss. Statements run in-process, so each operation
+ * is a few plain prepared statements.
+ *
+ * Two connections write, taking turns (`WriteTurns`): the event loop's (queue, pipeline, reads,
+ * the CLI), whose commits are made durable off the loop (`WalSync`), and the ingest writer
+ * thread's (`IngestThread`), where accepted submissions are written and committed beside the
+ * event loop. The event loop never runs an ingest statement nor waits for the disk.
+ *
+ * Why an acknowledged write is on disk, and what each crash loses: README.md beside this file.
+ */
 export function openSqliteDriver(dataDir: string, options: SqliteDriverOptions = {}): Driver {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const file = sqliteFile(dataDir);
+  return new SqliteDriver(dataDir, options);
+}
+
+/**
+ * The event loop's connection to the store's file, set up as every process uses it: WAL,
+ * `synchronous=NORMAL` with `WalSync` doing what FULL would, no busy handler.
+ */
+function openEventLoopConnection(file: string): SqliteDatabase.Database {
   const sqlite = new SqliteDatabase(file);
   // WAL lets readers run beside the writer. Two processes opening a fresh file both switch it,
   // and SQLite refuses the loser at once ("database is locked") instead of waiting: ask again.
@@ -71,146 +80,194 @@ export function openSqliteDriver(dataDir: string, options: SqliteDriverOptions =
   // Deleted content is overwritten with zeros, so an erased subject's values do not linger in
   // free space of the file (docs/data-lifecycle.md); `flushDeletes` then clears the WAL.
   sqlite.pragma('secure_delete = ON');
+  return sqlite;
+}
 
-  const turns = new WriteTurns();
-  const wal = new WalSync(file);
-  const ingestThread = new IngestThread(file, turns);
-  if (options.background) {
-    // SQLite's own checkpoint after a commit would run on the event loop; the thread's keep the
-    // log short, and this one is left only as a backstop should they stop.
-    sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
-  }
-  const connection = new SqliteConnection(
-    sqlite,
-    turns,
-    wal,
-    options.background ? () => ingestThread.checkpoint() : undefined,
-  );
-  const db = new Kysely<Database>({ dialect: sqliteDialect(connection) });
-  const runner = new SqlitePreparedRunner(connection);
-  const q = {
+/**
+ * Runs `fn` in one `BEGIN IMMEDIATE` transaction on one connection, once no other process
+ * migrates. Kysely's migrator takes no lock on SQLite (it assumes one connection), so two
+ * processes both found a migration pending and the second failed with "table … already
+ * exists". SQLite's DDL is transactional, so a migration that fails also leaves no half-built
+ * schema behind. The lock is polled with the busy timeout off: waiting in it would block this
+ * thread.
+ */
+function withSqliteMigrationLock<T>(
+  db: Kysely<Database>,
+  fn: (db: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn);
+    const busyTimeout = Number(rows[0]?.timeout ?? 0);
+    await sql`pragma busy_timeout = 0`.execute(conn);
+    try {
+      await pollForMigrationLock(async () => {
+        try {
+          await sql`begin immediate`.execute(conn);
+          return true;
+        } catch (error) {
+          if (!isSqliteBusy(error)) throw error;
+          return false;
+        }
+      });
+    } finally {
+      await sql.raw(`pragma busy_timeout = ${busyTimeout}`).execute(conn);
+    }
+    try {
+      const outcome = await fn(conn);
+      await sql`commit`.execute(conn);
+      return outcome;
+    } catch (error) {
+      await sql`rollback`.execute(conn);
+      throw error;
+    }
+  });
+}
+
+/** The hot-path statements of the pipeline, compiled once. */
+function pipelineStatements(db: Kysely<Database>) {
+  return {
     result: namedQuery(insertResultIfAbsent(db).compile()),
     artifact: namedQuery(insertArtifact(db).compile()),
     markAvailable: namedQuery(markArtifactAvailable(db, 0).compile()),
     touch: namedQuery(touchResult(db).compile()),
   };
-  const claims = new Map<number, NamedQuery>();
-  // One committer for the event loop's connection.
-  const committer = new CommitBatcher(db, runner);
+}
 
-  return {
-    name: 'sqlite',
-    db,
-    runner,
-    describe: `sqlite:${file}`,
-    bool: (value) => (value ? 1 : 0),
-    jsonText: (column, field) => sql<string | null>`json_extract(${sql.ref(column)}, ${`$.${field}`})`,
-    // One read transaction: the writer thread commits beside the event loop.
-    readConsistent: (fn) =>
-      db.connection().execute(async (conn) => {
-        await sql`begin`.execute(conn);
-        try {
-          return await fn(conn);
-        } finally {
-          await sql`rollback`.execute(conn);
-        }
-      }),
-    committer,
-    wakeSource: () => new SqliteChangeWatcher(sqlite),
-    tryExclusive: async () => true,
+class SqliteDriver implements Driver {
+  readonly name = 'sqlite';
+  readonly db: Kysely<Database>;
+  readonly runner: SqlitePreparedRunner;
+  readonly describe: string;
+  /** One committer for the event loop's connection. */
+  readonly committer: CommitBatcher;
+  private readonly sqlite: SqliteDatabase.Database;
+  private readonly wal: WalSync;
+  private readonly ingestThread: IngestThread;
+  private readonly q: ReturnType<typeof pipelineStatements>;
+  private readonly claims = new Map<number, NamedQuery>();
 
-    async withMigrationLock(fn) {
-      // Kysely's migrator takes no lock on SQLite (it assumes one connection), so two processes
-      // both found a migration pending and the second failed with "table … already exists". The
-      // whole run is one `BEGIN IMMEDIATE` transaction (SQLite's DDL is transactional), which
-      // also means a migration that fails leaves no half-built schema behind. The lock is polled
-      // with the busy timeout off: waiting in it would block this thread.
-      return db.connection().execute(async (conn) => {
-        const { rows } = await sql<{ timeout: number }>`pragma busy_timeout`.execute(conn);
-        const busyTimeout = Number(rows[0]?.timeout ?? 0);
-        await sql`pragma busy_timeout = 0`.execute(conn);
-        try {
-          await pollForMigrationLock(async () => {
-            try {
-              await sql`begin immediate`.execute(conn);
-              return true;
-            } catch (error) {
-              if (!isSqliteBusy(error)) throw error;
-              return false;
-            }
-          });
-        } finally {
-          await sql.raw(`pragma busy_timeout = ${busyTimeout}`).execute(conn);
-        }
-        try {
-          const outcome = await fn(conn);
-          await sql`commit`.execute(conn);
-          return outcome;
-        } catch (error) {
-          await sql`rollback`.execute(conn);
-          throw error;
-        }
-      });
-    },
-    beforeMigration: async () => {},
+  constructor(dataDir: string, options: SqliteDriverOptions) {
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const file = sqliteFile(dataDir);
+    this.sqlite = openEventLoopConnection(file);
+    this.describe = `sqlite:${file}`;
+    const turns = new WriteTurns();
+    this.wal = new WalSync(file);
+    this.ingestThread = new IngestThread(file, turns);
+    if (options.background) {
+      // SQLite's own checkpoint after a commit would run on the event loop; the thread's keep the
+      // log short, and this one is left only as a backstop should they stop.
+      this.sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
+    }
+    const thread = this.ingestThread;
+    const connection = new SqliteConnection(
+      this.sqlite,
+      turns,
+      this.wal,
+      options.background ? () => thread.checkpoint() : undefined,
+    );
+    this.db = new Kysely<Database>({ dialect: sqliteDialect(connection) });
+    this.runner = new SqlitePreparedRunner(connection);
+    this.q = pipelineStatements(this.db);
+    this.committer = new CommitBatcher(this.db, this.runner);
+  }
 
-    async claimJobs(executor: Executor, typeCount: number, values: Record<string, unknown>) {
-      let query = claims.get(typeCount);
-      if (!query) {
-        // The single writer connection serialises claims: a plain subquery picks the due jobs.
-        query = namedQuery(
-          db
-            .updateTable('jobs')
-            .set(LEASE)
-            .where('id', 'in', dueJobs(db, typeCount))
-            .returning(CLAIMED_COLUMNS)
-            .compile(),
-        );
-        claims.set(typeCount, query);
+  bool(value: boolean): number {
+    return value ? 1 : 0;
+  }
+
+  jsonText(column: 'jobs.payload', field: string): RawBuilder<string | null> {
+    return sql<string | null>`json_extract(${sql.ref(column)}, ${`$.${field}`})`;
+  }
+
+  /** One read transaction: the writer thread commits beside the event loop. */
+  readConsistent<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        return await fn(conn);
+      } finally {
+        await sql`rollback`.execute(conn);
       }
-      return runner.all<ClaimedRow>(executor, query, values);
-    },
+    });
+  }
 
-    async extendLeases(workerId, ids, lockedUntil) {
-      const held = await db
-        .updateTable('jobs')
-        .set({ locked_until: lockedUntil })
-        .where((eb) => heldBy(eb, workerId, ids))
-        .returning('id')
-        .execute();
-      return held.map((r) => r.id);
-    },
+  wakeSource(): WakeSource {
+    return new SqliteChangeWatcher(this.sqlite);
+  }
 
-    ingest: (rows) => ingestThread.ingest(rows),
+  async tryExclusive(): Promise<boolean> {
+    return true;
+  }
 
-    async createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]) {
-      const [created] = await runner.all<{ id: string }>(trx, q.result, { r: result });
-      if (!created) return false;
-      for (const artifact of artifacts) await runner.run(trx, q.artifact, { a: artifact });
-      return true;
-    },
+  withMigrationLock<T>(fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    return withSqliteMigrationLock(this.db, fn);
+  }
 
-    async markArtifactsAvailable(
-      trx: Executor,
-      resultId: string,
-      artifacts: readonly AvailableArtifactValues[],
-      now: string,
-    ) {
-      for (const artifact of artifacts) {
-        await runner.run(trx, q.markAvailable, { ...availableValues([artifact]), now });
-      }
-      await runner.run(trx, q.touch, { resultId, now });
-    },
+  async beforeMigration(): Promise<void> {}
 
-    // On the writer thread, which runs the other checkpoints too: two checkpoints at once
-    // make the second give up.
-    flushDeletes: () => ingestThread.truncateLog(),
+  async claimJobs(executor: Executor, typeCount: number, values: Record<string, unknown>) {
+    let query = this.claims.get(typeCount);
+    if (!query) {
+      // The single writer connection serialises claims: a plain subquery picks the due jobs.
+      query = namedQuery(
+        this.db
+          .updateTable('jobs')
+          .set(LEASE)
+          .where('id', 'in', dueJobs(this.db, typeCount))
+          .returning(CLAIMED_COLUMNS)
+          .compile(),
+      );
+      this.claims.set(typeCount, query);
+    }
+    return this.runner.all<ClaimedRow>(executor, query, values);
+  }
 
-    async close() {
-      await ingestThread.close();
-      await db.destroy();
-      sqlite.close();
-      wal.close();
-    },
-  };
+  async extendLeases(workerId: string, ids: readonly string[], lockedUntil: string): Promise<string[]> {
+    const held = await this.db
+      .updateTable('jobs')
+      .set({ locked_until: lockedUntil })
+      .where((eb) => heldBy(eb, workerId, ids))
+      .returning('id')
+      .execute();
+    return held.map((r) => r.id);
+  }
+
+  ingest(rows: IngestRows): Promise<IngestWrite> {
+    return this.ingestThread.ingest(rows);
+  }
+
+  async createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]): Promise<boolean> {
+    const [created] = await this.runner.all<{ id: string }>(trx, this.q.result, { r: result });
+    if (!created) return false;
+    for (const artifact of artifacts) await this.runner.run(trx, this.q.artifact, { a: artifact });
+    return true;
+  }
+
+  async markArtifactsAvailable(
+    trx: Executor,
+    resultId: string,
+    artifacts: readonly AvailableArtifactValues[],
+    now: string,
+  ): Promise<void> {
+    for (const artifact of artifacts) {
+      await this.runner.run(trx, this.q.markAvailable, { ...availableValues([artifact]), now });
+    }
+    await this.runner.run(trx, this.q.touch, { resultId, now });
+  }
+
+  /**
+   * On the writer thread, which runs the other checkpoints too: two checkpoints at once make
+   * the second give up.
+   */
+  flushDeletes(): Promise<void> {
+    return this.ingestThread.truncateLog();
+  }
+
+  async close(): Promise<void> {
+    await this.ingestThread.close();
+    await this.db.destroy();
+    this.sqlite.close();
+    this.wal.close();
+  }
 }

@@ -54,6 +54,10 @@ export function ingestStatements(db: Kysely<Database>): IngestStatements {
  * one fail, the batch is rolled back and written again with a savepoint per unit, so only that
  * unit fails. A unit that loses its idempotency key writes nothing and returns the claim it lost
  * to, read in the same transaction.
+ *
+ * So, as in the group commit (`CommitUnit`), a unit may run twice, the first attempt rolled
+ * back. Units here are rows, not code: the second attempt runs the same statements over the
+ * same rows and decides from what it reads, so it meets that contract by construction.
  */
 export class IngestBatchWriter {
   private readonly together: (units: readonly IngestRows[]) => IngestWrite[];
