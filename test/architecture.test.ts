@@ -49,8 +49,9 @@ describe('import rules', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-imports-'));
     const use = (names: string) => `export const used = [${names}];\n`;
     write(dir, {
-      // Allowed: inside domain/, zod, the scoped access, reports from domain/.
+      // Allowed: inside domain/, zod and lru-cache, the scoped access, reports from domain/.
       'src/domain/statuses.ts': `import { z } from 'zod';\n${use('z')}`,
+      'src/domain/model/verdicts.ts': `import { LRUCache } from 'lru-cache';\n${use('LRUCache')}`,
       'src/domain/model/inputs.ts': `import { used as s } from '../statuses.js';\n${use('s')}`,
       'src/domain/model/derived/age.ts': `import { used as i } from '../inputs.js';\n${use('i')}`,
       'src/store/tenant-access.ts': use('1'),

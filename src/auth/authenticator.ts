@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ApiMode } from '../domain/mode.js';
 import type { AccountsRepository, StoredKey } from '../store/repositories/accounts.js';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from './api-keys.js';
@@ -26,11 +27,6 @@ export interface AuthenticatorOptions {
   clock: () => number;
 }
 
-interface CacheEntry {
-  key: StoredKey;
-  cachedAt: number;
-}
-
 /**
  * Resolves a presented API key to its principal. Verified keys are cached so the database is
  * off the hot path; every revocation or tenant change bumps a shared epoch in the database,
@@ -38,22 +34,27 @@ interface CacheEntry {
  * in every process (immediately in the process that sees the change first).
  */
 export class Authenticator {
-  private readonly cache = new Map<string, CacheEntry>();
+  /** Verified keys by hash, each trusted for `cacheTtlMs` from its read on the service clock. */
+  private readonly cache: LRUCache<string, StoredKey>;
   private epoch = -1;
   private epochCheckedAt = Number.NEGATIVE_INFINITY;
-  private readonly cacheTtlMs: number;
   private readonly epochCheckMs: number;
-  private readonly maxEntries: number;
   private readonly clock: () => number;
 
   constructor(
     private readonly accounts: AccountsRepository,
     options: AuthenticatorOptions,
   ) {
-    this.cacheTtlMs = options.cacheTtlMs ?? 30_000;
     this.epochCheckMs = options.epochCheckMs ?? 1_000;
-    this.maxEntries = options.maxEntries ?? 10_000;
     this.clock = options.clock;
+    this.cache = new LRUCache({
+      max: options.maxEntries ?? 10_000,
+      ttl: options.cacheTtlMs ?? 30_000,
+      // The service clock, read on every look-up (a resolution of 0: no timer per read), so a
+      // test that moves it sees entries expire.
+      perf: { now: this.clock },
+      ttlResolution: 0,
+    });
   }
 
   /** `knownHash`: the key's hash when the caller already has it (`hashApiKey(presented)`). */
@@ -64,19 +65,14 @@ export class Authenticator {
     const now = this.clock();
     await this.refreshEpoch(now);
 
-    let entry = this.cache.get(hash);
-    if (entry && now - entry.cachedAt > this.cacheTtlMs) {
-      this.cache.delete(hash);
-      entry = undefined;
-    }
-    if (!entry) {
+    let key = this.cache.get(hash);
+    if (!key) {
       const stored = await this.accounts.findKeyByHash(hash);
       // The index lookup is by hash; the final comparison is constant-time all the same.
       if (!stored || !hashesEqual(stored.keyHash, hash)) return { ok: false, reason: 'invalid' };
-      entry = { key: stored, cachedAt: now };
-      this.remember(hash, entry);
+      key = stored;
+      this.cache.set(hash, key);
     }
-    const key = entry.key;
     if (key.revokedAt !== null) return { ok: false, reason: 'revoked' };
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= now) return { ok: false, reason: 'expired' };
     if (!key.tenantActive) return { ok: false, reason: 'inactive' };
@@ -106,13 +102,5 @@ export class Authenticator {
       this.cache.clear();
       this.epoch = epoch;
     }
-  }
-
-  private remember(hash: string, entry: CacheEntry): void {
-    if (this.cache.size >= this.maxEntries) {
-      const oldest = this.cache.keys().next();
-      if (!oldest.done) this.cache.delete(oldest.value);
-    }
-    this.cache.set(hash, entry);
   }
 }

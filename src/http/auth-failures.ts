@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 
 const WINDOW_MS = 60_000;
 /** How long a key that worked from an address keeps working there while the address is limited. */
@@ -14,7 +15,8 @@ export interface FailureStore {
 
 /** In this process only (the default, and the fallback when Redis is not configured). */
 export class LocalFailureStore implements FailureStore {
-  private readonly windows = new Map<string, { count: number; endsAt: number }>();
+  // Windows end on the caller's clock (`now`), checked here; the bound drops the least recent.
+  private readonly windows = new LRUCache<string, { count: number; endsAt: number }>({ max: MAX_ENTRIES });
 
   async read(address: string, now: number) {
     const window = this.windows.get(address);
@@ -28,8 +30,6 @@ export class LocalFailureStore implements FailureStore {
       window.count += 1;
       return;
     }
-    this.windows.delete(address);
-    if (this.windows.size >= MAX_ENTRIES) evictOldest(this.windows);
     this.windows.set(address, { count: 1, endsAt: now + WINDOW_MS });
   }
 }
@@ -71,7 +71,8 @@ export class RedisFailureStore implements FailureStore {
  * from that address (in this process, within a day), which go on working.
  */
 export class AuthFailureLimit {
-  private readonly knownGood = new Map<string, number>();
+  /** Until when a key that worked from an address goes on working there, by `address keyHash`. */
+  private readonly knownGood = new LRUCache<string, number>({ max: MAX_ENTRIES });
 
   constructor(
     private readonly perMinute: number,
@@ -98,13 +99,6 @@ export class AuthFailureLimit {
     // Refreshed at most twice a day per key and address: this runs on every authenticated request.
     const until = this.knownGood.get(entry);
     if (until !== undefined && until - now > KNOWN_GOOD_MS / 2) return;
-    this.knownGood.delete(entry);
-    if (this.knownGood.size >= MAX_ENTRIES) evictOldest(this.knownGood);
     this.knownGood.set(entry, now + KNOWN_GOOD_MS);
   }
-}
-
-function evictOldest(map: Map<string, unknown>): void {
-  const oldest = map.keys().next();
-  if (!oldest.done) map.delete(oldest.value);
 }

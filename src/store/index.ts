@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import pino, { type Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -81,7 +82,7 @@ export interface SystemStore {
  */
 export class Store implements TenantGateway, ArtifactGateway {
   readonly system: SystemStore;
-  private readonly tenants = new Map<string, TenantAccess>();
+  private readonly tenants = new LRUCache<string, TenantAccess>({ max: 10_000 });
 
   constructor(
     readonly driver: Driver,
@@ -165,12 +166,11 @@ export class Store implements TenantGateway, ArtifactGateway {
   /**
    * Data access bound to one account: every query it runs carries the account's predicate. The
    * objects hold nothing but the account's id, so one per account is kept and handed to each of
-   * its requests (a few thousand accounts at most; the map starts again past that).
+   * its requests (a few thousand accounts at most; past 10,000 the least recent is dropped).
    */
   forTenant(tenantId: string): TenantAccess {
     let access = this.tenants.get(tenantId);
     if (!access) {
-      if (this.tenants.size >= 10_000) this.tenants.clear();
       access = this.scoped(tenantId);
       this.tenants.set(tenantId, access);
     }

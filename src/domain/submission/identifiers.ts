@@ -25,6 +25,8 @@
  * Every quantifier is bounded so a 20,000-character summary scans in linear time.
  */
 
+import { LRUCache } from 'lru-cache';
+
 export type DirectIdentifierKind =
   | 'e-mail address'
   | 'phone number'
@@ -241,8 +243,7 @@ function containsPhrase(words: readonly string[], phrase: readonly string[]): bo
  * every submission, and reading a key's words costs more than the rest of its checks; the
  * bounds keep a stream of ever-new keys from holding memory.
  */
-const keyVerdicts = new Map<string, boolean>();
-const MAX_REMEMBERED_KEYS = 4096;
+const keyVerdicts = new LRUCache<string, boolean>({ max: 4096 });
 const MAX_REMEMBERED_KEY_LENGTH = 64;
 
 /**
@@ -256,10 +257,7 @@ export function findIdentifierKey(key: string): boolean {
   const known = keyVerdicts.get(key);
   if (known !== undefined) return known;
   const verdict = namesIdentifier(key);
-  if (key.length <= MAX_REMEMBERED_KEY_LENGTH) {
-    if (keyVerdicts.size >= MAX_REMEMBERED_KEYS) keyVerdicts.clear();
-    keyVerdicts.set(key, verdict);
-  }
+  if (key.length <= MAX_REMEMBERED_KEY_LENGTH) keyVerdicts.set(key, verdict);
   return verdict;
 }
 

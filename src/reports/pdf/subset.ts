@@ -1,4 +1,5 @@
 import { deflateSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
 import { PdfObjects, pdfNumber } from './file.js';
 import { type Face, type FontkitFont, type FontkitGlyph, fontOf, layout } from './fonts.js';
 
@@ -53,7 +54,7 @@ class EmbeddableFace {
   readonly widths: readonly number[];
   readonly unicode: ReadonlyArray<readonly number[]>;
   private readonly descriptor: string;
-  private readonly programs = new Map<string, FontProgram>();
+  private readonly programs = new LRUCache<string, FontProgram>({ max: MAX_CACHED_PROGRAMS });
   private seedObjects: PdfObjects | null = null;
   private seedFirst = -1;
 
@@ -145,7 +146,6 @@ class EmbeddableFace {
       for (const g of glyphs) subset.includeGlyph(g);
       const bytes = subset.encode();
       program = { data: deflateSync(bytes, { level }), length: bytes.byteLength };
-      if (this.programs.size >= MAX_CACHED_PROGRAMS) this.programs.delete(this.programs.keys().next().value!);
       this.programs.set(key, program);
     }
     return program;

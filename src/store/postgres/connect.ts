@@ -1,4 +1,11 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import {
+  Kysely,
+  type PostgresCursor,
+  PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type PostgresQueryResult,
+} from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Database } from '../database.js';
@@ -89,6 +96,59 @@ function isReadTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === 'Query read timeout';
 }
 
+/**
+ * A pooled client as Kysely reaches it: `query(sql, parameters)` becomes pg's query config
+ * `{ name, text, values }` when `sql` is one of the queries built once with `namedQuery`. pg then
+ * prepares it on the connection the first time and only binds and executes it after that:
+ * parsing and planning them on every execution (what an unnamed statement costs) was most of the
+ * database's CPU on the ingest path. Kysely passes only the text and the values, so the name is
+ * found by the text. `test/postgres/prepared-statements.test.ts` fails if pg stops doing this.
+ */
+class NamedStatementClient implements PostgresPoolClient {
+  constructor(private readonly client: pg.PoolClient) {}
+
+  query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>;
+  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+  query<R>(
+    sql: string | PostgresCursor<R>,
+    parameters: readonly unknown[] = [],
+  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    // Kysely streams only through a cursor class given to the dialect, and none is.
+    if (typeof sql !== 'string') throw new Error('streaming queries are not configured');
+    const name = preparedStatementName(sql);
+    const values = [...parameters];
+    const result = name ? this.client.query({ name, text: sql, values }) : this.client.query(sql, values);
+    // A query that timed out on the client side is still outstanding on its connection (the
+    // network stopped answering), and every later query on it would queue behind it. Ending the
+    // client makes the pool drop it on release and open a fresh connection next time.
+    result.catch((error: unknown) => {
+      if (isReadTimeout(error)) this.client.end().catch(() => {});
+    });
+    return result as Promise<PostgresQueryResult<R>>;
+  }
+
+  release(): void {
+    this.client.release();
+  }
+}
+
+/** The pool as Kysely reaches it: one `NamedStatementClient` per pg client, kept with it. */
+function namedStatementPool(pool: pg.Pool): PostgresPool {
+  const clients = new WeakMap<pg.PoolClient, NamedStatementClient>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let named = clients.get(client);
+      if (named === undefined) {
+        named = new NamedStatementClient(client);
+        clients.set(client, named);
+      }
+      return named;
+    },
+    end: () => pool.end(),
+  };
+}
+
 export function connectPostgres(
   url: string,
   poolSize: number,
@@ -109,22 +169,7 @@ export function connectPostgres(
   // query, which the caller handles; this listener only keeps the event from ending the process.
   pool.on('connect', (client) => {
     client.on('error', () => {});
-    // A query that timed out on the client side is still outstanding on its connection (the
-    // network stopped answering), and every later query on it would queue behind it. Ending the
-    // client makes the pool drop it on release and open a fresh connection next time.
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (...args: unknown[]) => {
-      // A hot-path query built once runs as a named (server-side prepared) statement.
-      const name = typeof args[0] === 'string' ? preparedStatementName(args[0]) : undefined;
-      const result = name ? query({ name, text: args[0], values: args[1] }) : query(...args);
-      if (result instanceof Promise) {
-        result.catch((error: unknown) => {
-          if (isReadTimeout(error)) client.end().catch(() => {});
-        });
-      }
-      return result;
-    };
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) });
   return { db };
 }

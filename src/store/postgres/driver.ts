@@ -1,6 +1,6 @@
 import { type Kysely, type QueryCreator, sql } from 'kysely';
 import type { Logger } from 'pino';
-import { CommitBatcher, CommitLanes } from '../commit-batcher.js';
+import { CommitBatcher, CommitLanes, type Committer } from '../commit-batcher.js';
 import type { Database } from '../database.js';
 import type {
   AvailableArtifactValues,
@@ -11,7 +11,7 @@ import type {
   PriorClaim,
 } from '../driver.js';
 import { MIGRATION_LOCK_KEY, pollForMigrationLock } from '../locks.js';
-import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
+import { type Executor, type NamedQuery, namedQuery, type PreparedRunner } from '../prepared.js';
 import {
   ARTIFACT_COLUMNS,
   type ArtifactRow,
@@ -54,24 +54,11 @@ export function openPostgresDriver(
 ): Driver {
   const { db } = connectPostgres(url, poolSize, logger, timeouts);
   const runner = new KyselyPreparedRunner();
-  const ingestQuery = namedQuery(ingestStatement(db).compile());
   // Four lanes for ingest, four for the queue.
   const committer = new CommitLanes(
     Array.from({ length: 4 }, () => new CommitBatcher(db, runner)),
     Array.from({ length: 4 }, () => new CommitBatcher(db, runner)),
   );
-  const claims = new Map<number, NamedQuery>();
-  const results = new Map<number, NamedQuery>();
-  const marks = new Map<number, NamedQuery>();
-  const cached = (cache: Map<number, NamedQuery>, n: number, build: () => NamedQuery): NamedQuery => {
-    let query = cache.get(n);
-    if (!query) {
-      query = build();
-      cache.set(n, query);
-    }
-    return query;
-  };
-
   return {
     name: 'postgres',
     db,
@@ -80,10 +67,33 @@ export function openPostgresDriver(
     bool: (value) => value,
     jsonText: (column, field) => sql<string | null>`${sql.ref(column)}->>${field}`,
     readConsistent: (fn) => db.transaction().setIsolationLevel('repeatable read').execute(fn),
-
     committer,
     wakeSource: (listenerLogger) => new PostgresJobListener(clientConfig(url), listenerLogger),
+    ...locks(db),
+    ...queue(db, runner),
+    ...writes(db, runner, committer),
+    flushDeletes: async () => {},
+    close: () => db.destroy(),
+  };
+}
 
+/** Statements built once per count of their repeated part (job types, artifacts). */
+class QueriesByCount {
+  private readonly queries = new Map<number, NamedQuery>();
+
+  get(count: number, build: () => NamedQuery): NamedQuery {
+    let query = this.queries.get(count);
+    if (!query) {
+      query = build();
+      this.queries.set(count, query);
+    }
+    return query;
+  }
+}
+
+/** Advisory locks: the maintenance services' exclusive turns and the migration lock. */
+function locks(db: Kysely<Database>): Pick<Driver, 'tryExclusive' | 'withMigrationLock' | 'beforeMigration'> {
+  return {
     async tryExclusive(trx, lockKey) {
       const { rows } = await sql<{ locked: boolean }>`
         select pg_try_advisory_xact_lock(${sql.lit(lockKey)}) as locked`.execute(trx);
@@ -112,14 +122,20 @@ export function openPostgresDriver(
       // sets, for this migration's transaction only.
       await sql`set local statement_timeout = 0`.execute(migrationDb);
     },
+  };
+}
 
+/** The queue's claims and lease extensions, which race with other workers' and processes'. */
+function queue(db: Kysely<Database>, runner: PreparedRunner): Pick<Driver, 'claimJobs' | 'extendLeases'> {
+  const claims = new QueriesByCount();
+  return {
     claimJobs(executor: Executor, typeCount: number, values: Record<string, unknown>) {
       // Workers in several processes race: the pick is a materialized CTE with `FOR UPDATE SKIP
       // LOCKED`, so rows another transaction is claiming are skipped rather than waited for, and
       // the fence makes the pick run exactly once (a subquery could be re-run by the plan and lock
       // more than `limit` rows). A row another worker claimed and committed since this statement's
       // snapshot is re-checked after locking, fails `status in (…)`, and is dropped.
-      const query = cached(claims, typeCount, () =>
+      const query = claims.get(typeCount, () =>
         namedQuery(
           db
             .with(
@@ -169,7 +185,19 @@ export function openPostgresDriver(
         .execute();
       return held.map((r) => r.id);
     },
+  };
+}
 
+/** Ingest and the pipeline's result writes: one statement each, however many rows. */
+function writes(
+  db: Kysely<Database>,
+  runner: PreparedRunner,
+  committer: Committer,
+): Pick<Driver, 'ingest' | 'createResult' | 'markArtifactsAvailable'> {
+  const ingestQuery = namedQuery(ingestStatement(db).compile());
+  const results = new QueriesByCount();
+  const marks = new QueriesByCount();
+  return {
     ingest(rows: IngestRows): Promise<IngestWrite> {
       return committer.submit(
         async (trx) => {
@@ -191,7 +219,7 @@ export function openPostgresDriver(
     },
 
     async createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]) {
-      const query = cached(results, artifacts.length, () =>
+      const query = results.get(artifacts.length, () =>
         namedQuery(createResultStatement(db, artifacts.length).compile()),
       );
       const values: Record<string, unknown> = { r: result };
@@ -209,14 +237,14 @@ export function openPostgresDriver(
       if (artifacts.length === 0) {
         await runner.run(
           trx,
-          cached(marks, 0, () => namedQuery(touchResult(db).compile())),
+          marks.get(0, () => namedQuery(touchResult(db).compile())),
           { resultId, now },
         );
         return;
       }
       // One single-row update per artifact, by primary key: an `update … from (values …)` join
       // was planned as a scan of the whole artifacts table.
-      const query = cached(marks, artifacts.length, () => {
+      const query = marks.get(artifacts.length, () => {
         let statement = db.with('a0', () => markArtifactAvailable(db, 0));
         for (let i = 1; i < artifacts.length; i++)
           statement = statement.with(`a${i}`, () => markArtifactAvailable(db, i));
@@ -224,10 +252,6 @@ export function openPostgresDriver(
       });
       await runner.run(trx, query, { ...availableValues(artifacts), resultId, now });
     },
-
-    flushDeletes: async () => {},
-
-    close: () => db.destroy(),
   };
 }
 
