@@ -69,6 +69,16 @@ export const SETTINGS = {
     default: 'false',
     doc: '`true` allows `http://` and loopback/private callback targets (development and tests only)',
   },
+  WEBHOOK_DISABLE_AFTER: {
+    schema: duration,
+    default: '5d',
+    doc: 'an endpoint whose every delivery attempt failed for this long (counted once failures span 12 hours) is disabled: its events are held, not dropped',
+  },
+  WEBHOOK_ATTEMPT_RETENTION: {
+    schema: duration,
+    default: '30d',
+    doc: "delivery attempts (with the first 1 KiB of each receiver's answer) are deleted this long after they were made; a recovery may reach back this far",
+  },
   WEBHOOK_SECRETS_KEY: {
     schema: z.string().min(32).optional(),
     default: undefined,
@@ -216,6 +226,10 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookAllowInsecure: boolean;
   webhookSecretsKey: string | undefined;
+  /** `WEBHOOK_DISABLE_AFTER`: how long every attempt may fail before the endpoint is disabled. */
+  webhookDisableAfterMs: number;
+  /** `WEBHOOK_ATTEMPT_RETENTION`: delivery attempts (and their answer snippets) are kept this long. */
+  webhookAttemptRetentionMs: number;
   logLevel: z.infer<Settings['LOG_LEVEL']['schema']>;
   migrateOnStart: boolean;
   slaSeconds: number;
@@ -289,6 +303,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: read(env, 'WEBHOOK_TIMEOUT_MS'),
     webhookAllowInsecure: read(env, 'WEBHOOK_ALLOW_INSECURE'),
     webhookSecretsKey: read(env, 'WEBHOOK_SECRETS_KEY'),
+    webhookDisableAfterMs: parseDurationMs(read(env, 'WEBHOOK_DISABLE_AFTER')),
+    webhookAttemptRetentionMs: parseDurationMs(read(env, 'WEBHOOK_ATTEMPT_RETENTION')),
     logLevel: read(env, 'LOG_LEVEL'),
     migrateOnStart: read(env, 'MIGRATE_ON_START'),
     slaSeconds: read(env, 'SLA_SECONDS'),

@@ -20,6 +20,17 @@ export const AUDIT_ACTIONS = [
   'webhook.endpoint_set',
   'webhook.secret_rotated',
   'webhook.redelivered',
+  // The partner's self-service API (issue 30): reads of lists and events, and endpoint changes.
+  'submission.listed',
+  'event.listed',
+  'event.read',
+  'webhook.recovered',
+  'recovery.read',
+  'webhook.endpoint_read',
+  'webhook.endpoint_deleted',
+  'webhook.endpoint_enabled',
+  'webhook.endpoint_disabled',
+  'webhook.listen_started',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -32,6 +43,7 @@ export const AUDIT_RESOURCE_TYPES = [
   'tenant',
   'webhook_endpoint',
   'webhook_event',
+  'webhook_recovery',
 ] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 

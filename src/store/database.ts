@@ -156,6 +156,12 @@ export interface WebhookEndpointTable {
   /** Receiver API key, sealed with the secrets key (`secret-box.ts`). */
   api_key_sealed: string | null;
   api_key_header: string | null;
+  /** `enabled` or `disabled` (after failing for WEBHOOK_DISABLE_AFTER; `0012_self_service`). */
+  status: ColumnType<string, string | undefined, string>;
+  disabled_at: ColumnType<string | Date | null, string | null | undefined, string | null>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The first failed attempt since the last delivered one; null while deliveries succeed. */
+  failing_since: ColumnType<string | Date | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -177,6 +183,8 @@ export interface WebhookEventTable {
   /** The exact JSON bytes every attempt sends. */
   body: string;
   status: string;
+  /** Why a failed event failed: `no_endpoint` or `attempts_exhausted` (`0012_self_service`). */
+  failure_reason: ColumnType<string | null, string | null | undefined, string | null>;
   delivered_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -193,6 +201,25 @@ export interface WebhookAttemptTable {
   status_code: number | null;
   error_class: string | null;
   outcome: string;
+  /** `delivery`, or `listen` for an answer `healthspan listen` reported (`0012_self_service`). */
+  kind: ColumnType<string, string | undefined, string>;
+  /** The first 1 KiB of the receiver's answer as text, control characters removed. */
+  response_snippet: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A recovery of a window of failed or held events (`0012_self_service`). */
+export interface WebhookRecoveryTable {
+  id: string;
+  tenant_id: string;
+  since: Timestamp;
+  until: NullableTimestamp;
+  event_count: number;
+  created_at: Timestamp;
+}
+
+export interface WebhookRecoveryEventTable {
+  recovery_id: string;
+  event_id: string;
 }
 
 /** An erasure of one subject's submissions (`0009_lifecycle`). */
@@ -244,4 +271,6 @@ export interface Database {
   webhook_secrets: WebhookSecretTable;
   webhook_events: WebhookEventTable;
   webhook_attempts: WebhookAttemptTable;
+  webhook_recoveries: WebhookRecoveryTable;
+  webhook_recovery_events: WebhookRecoveryEventTable;
 }

@@ -231,6 +231,7 @@ export class ErasureRepository {
     if (result) {
       const events = trx.selectFrom('webhook_events').select('id').where('result_id', '=', result.id);
       await trx.deleteFrom('webhook_attempts').where('event_id', 'in', events).execute();
+      await trx.deleteFrom('webhook_recovery_events').where('event_id', 'in', events).execute();
       await trx.deleteFrom('webhook_events').where('result_id', '=', result.id).execute();
       await trx
         .deleteFrom('artifact_contents')
