@@ -70,11 +70,14 @@ export function deliveryJob(
 }
 
 /**
- * The transactional outbox: called in the transaction that completes a submission's result.
- * When the submitting partner has a callback registered, it stores the `result.ready` event and
- * enqueues its delivery job in that same transaction, so a completed result and its event are
- * committed together or not at all. Returns the event id, or undefined when no callback is
- * registered (or the event already exists).
+ * The transactional outbox: called in the transaction that completes a submission's result. It
+ * stores the result's `result.ready` event whatever the partner's callback (the partner sees
+ * every event, `healthspan listen` streams test ones, a recovery can send them later) and, when
+ * the partner has an enabled endpoint, enqueues its delivery in that same transaction, so a
+ * completed result and its event are committed together or not at all. Without an endpoint the
+ * event is `failed` (`no_endpoint`); with a disabled one it is held (`endpoint_disabled`).
+ * Returns the event id when a delivery was enqueued; undefined otherwise (none to send, or the
+ * event already exists).
  */
 export async function recordResultReady(
   store: SystemStore,
@@ -90,6 +93,7 @@ export async function recordResultReady(
     partnerId: row.partner_id,
     submissionId: row.id,
   };
+  const sending = row.endpoint_status === 'enabled';
   const inserted = await store.webhooks.insertEvent(
     trx,
     {
@@ -103,10 +107,12 @@ export async function recordResultReady(
         completedAt: input.now.toISOString(),
         ...(row.report_id ? { reportId: row.report_id } : {}),
       }),
+      status: sending ? 'pending' : row.endpoint_status === null ? 'failed' : 'endpoint_disabled',
+      failureReason: row.endpoint_status === null ? 'no_endpoint' : null,
     },
     input.now,
   );
-  if (!inserted) return undefined;
+  if (!inserted || !sending) return undefined;
   await enqueue(deliveryJob(event, input.now, input.policy, input.ids));
   return event.id;
 }

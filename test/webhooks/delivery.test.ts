@@ -321,14 +321,22 @@ describe('result.ready delivery', () => {
     await deliveriesOnce(service, account.partnerId, 'delivered');
   });
 
-  it('sends nothing for a partner without a callback, and redeliver says so', async () => {
+  it('sends nothing for a partner without a callback, records the event as failed for want of one, and redeliver says so', async () => {
     const account = await createAccount(service);
     const before = receiver.deliveries.length;
     const resultId = await completeSubmission(service, account, DEADLINE);
     const again = await cliFor(service, ['webhooks', 'redeliver', '--result', resultId]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('no callback registered');
-    expect((await deliveries(service, account.partnerId)).deliveries).toEqual([]);
+    // The event exists (issue 30: the partner sees it, a recovery can send it later), unattempted.
+    expect((await deliveries(service, account.partnerId)).deliveries).toMatchObject([
+      { resultId, status: 'failed', attempts: [] },
+    ]);
+    const [event] = await service.store.system.webhooks.deliveries(account.partnerId, 1);
+    expect(await service.store.system.webhooks.event(service.store.system.db, event!.id)).toMatchObject({
+      status: 'failed',
+      failureReason: 'no_endpoint',
+    });
     expect(receiver.deliveries.length).toBe(before);
   });
 

@@ -25,6 +25,8 @@ export interface SecretRecord {
 export const REPORT_PREFERENCE = ['pdf', 'json', 'html'] as const;
 
 export interface ReadyEventSource {
+  /** The partner's endpoint: `enabled`, `disabled`, or null when none is registered. */
+  endpoint_status: string | null;
   id: string;
   tenant_id: string;
   partner_id: string;
@@ -41,12 +43,21 @@ export interface EventRecord {
   resultId: string;
   body: string;
   status: EventStatus;
+  failureReason: EventFailureReason | null;
   deliveredAt: string | null;
   createdAt: string;
 }
 
-/** `pending` until a 2xx; `failed` after the last scheduled attempt (redeliverable). */
-export type EventStatus = 'pending' | 'delivered' | 'failed';
+/**
+ * `pending` while a delivery is queued or running, until a 2xx; `failed` after the last
+ * scheduled attempt, or at once when no endpoint was registered (`failureReason` says which);
+ * `endpoint_disabled` while its endpoint is disabled (held, not dropped). Every one but
+ * `delivered` can be sent again (redeliver, recover).
+ */
+export type EventStatus = 'pending' | 'delivered' | 'failed' | 'endpoint_disabled';
+
+/** Why a `failed` event failed. */
+export type EventFailureReason = 'no_endpoint' | 'attempts_exhausted';
 
 export interface AttemptRecord {
   deliveryId: string;
@@ -72,8 +83,9 @@ export class WebhooksRepository {
       db
         .selectFrom('submissions as s')
         .innerJoin('results as r', 'r.submission_id', 's.id')
-        .innerJoin('webhook_endpoints as e', 'e.partner_id', 's.partner_id')
+        .leftJoin('webhook_endpoints as e', 'e.partner_id', 's.partner_id')
         .select((eb) => [
+          'e.status as endpoint_status',
           's.id',
           's.tenant_id',
           's.partner_id',
@@ -101,7 +113,7 @@ export class WebhooksRepository {
 
   /**
    * What a `result.ready` event says about a submission, with the report it points at (the
-   * preferred available artifact), or undefined when its partner has no callback registered.
+   * preferred available artifact) and the state of its partner's endpoint.
    */
   async readyEventSource(trx: Db, submissionId: string): Promise<ReadyEventSource | undefined> {
     const [row] = await this.driver.runner.all<ReadyEventSource>(trx, this.readySource, {
@@ -224,7 +236,15 @@ export class WebhooksRepository {
 
   async insertEvent(
     trx: Db,
-    event: { id: string; tenantId: string; partnerId: string; resultId: string; body: string },
+    event: {
+      id: string;
+      tenantId: string;
+      partnerId: string;
+      resultId: string;
+      body: string;
+      status: EventStatus;
+      failureReason: EventFailureReason | null;
+    },
     now: Date,
   ): Promise<boolean> {
     const res = await trx
@@ -236,7 +256,8 @@ export class WebhooksRepository {
         result_id: event.resultId,
         event_type: 'result.ready',
         body: event.body,
-        status: 'pending',
+        status: event.status,
+        failure_reason: event.failureReason,
         delivered_at: null,
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
@@ -264,11 +285,18 @@ export class WebhooksRepository {
     return row ? toEvent(row) : undefined;
   }
 
-  async setEventStatus(trx: Db, eventId: string, status: EventStatus, now: Date): Promise<void> {
+  async setEventStatus(
+    trx: Db,
+    eventId: string,
+    status: EventStatus,
+    now: Date,
+    failureReason: EventFailureReason | null = null,
+  ): Promise<void> {
     await trx
       .updateTable('webhook_events')
       .set({
         status,
+        failure_reason: status === 'failed' ? failureReason : null,
         updated_at: now.toISOString(),
         ...(status === 'delivered' ? { delivered_at: now.toISOString() } : {}),
       })
@@ -348,6 +376,7 @@ function toEvent(row: {
   result_id: string;
   body: string;
   status: string;
+  failure_reason: string | null;
   delivered_at: string | Date | null;
   created_at: string | Date;
 }): EventRecord {
@@ -358,6 +387,7 @@ function toEvent(row: {
     resultId: row.result_id,
     body: row.body,
     status: row.status as EventStatus,
+    failureReason: row.failure_reason as EventFailureReason | null,
     deliveredAt: isoOrNull(row.delivered_at),
     createdAt: iso(row.created_at),
   };
