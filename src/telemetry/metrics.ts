@@ -56,6 +56,68 @@ const MISNAMED_DEFAULTS = [
 const QUEUE_CACHE_MS = 1000;
 const QUEUE_COST_FACTOR = 100;
 
+/** The series fed by telemetry events, registered on `r` in the exposition's order. */
+function eventSeries(r: Registry) {
+  const histogram = <K extends MetricKey>(key: K, buckets: readonly number[]) =>
+    new Histogram({ ...spec(key), buckets: [...buckets], registers: [r] });
+  return {
+    httpRequests: new Counter({ ...spec('httpRequests'), registers: [r] }),
+    httpDuration: histogram('httpDuration', BUCKETS.http),
+    submissions: new Counter({ ...spec('submissions'), registers: [r] }),
+    jobDuration: histogram('jobDuration', BUCKETS.job),
+    rescues: new Counter({ ...spec('jobRescues'), registers: [r] }),
+    slaBreaches: new Counter({ ...spec('slaBreaches'), registers: [r] }),
+    pipelineLatency: histogram('pipelineLatency', BUCKETS.pipeline),
+    attempts: new Counter({ ...spec('webhookAttempts'), registers: [r] }),
+    attemptDuration: histogram('webhookAttemptDuration', BUCKETS.attempt),
+    deliveryLatency: histogram('webhookDeliveryLatency', BUCKETS.delivery),
+    commitDuration: histogram('dbCommitDuration', BUCKETS.commit),
+    commitBatch: histogram('dbCommitBatchSize', BUCKETS.batch),
+    render: histogram('renderDuration', BUCKETS.render),
+  };
+}
+
+/** Feeds the event series from the telemetry events; returns the unsubscribe. */
+function observeEvents(series: ReturnType<typeof eventSeries>): () => void {
+  const { httpRequests, httpDuration, submissions, jobDuration, rescues, slaBreaches, pipelineLatency } =
+    series;
+  const { attempts, attemptDuration, deliveryLatency, commitDuration, commitBatch, render } = series;
+  // Pre-made children for the one hot series: a label lookup per request is measurable.
+  const httpChildren = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
+  return observe({
+    'http.request': (e) => {
+      const key = `${e.method} ${e.route} ${e.status}`;
+      let child = httpChildren.get(key);
+      if (!child) {
+        child = {
+          count: httpRequests.labels(e.method, e.route, String(e.status)),
+          time: httpDuration.labels(e.method, e.route),
+        };
+        httpChildren.set(key, child);
+      }
+      child.count.inc();
+      child.time.observe(e.seconds);
+    },
+    'submission.answered': (e) => submissions.inc({ mode: e.mode, outcome: e.outcome, code: e.code }),
+    'job.attempt': (e) => jobDuration.observe({ type: e.type, outcome: e.outcome }, e.seconds),
+    'job.rescued': (e) => rescues.inc(e.count),
+    'submission.finished': (e) => {
+      if (e.slaDeadlineMs !== null && e.finishedAtMs > e.slaDeadlineMs) slaBreaches.inc();
+      if (e.status === 'completed') pipelineLatency.observe((e.finishedAtMs - e.receivedAtMs) / 1000);
+    },
+    'webhook.attempt': (e) => {
+      attempts.inc({ mode: e.mode, outcome: e.outcome });
+      attemptDuration.observe(e.seconds);
+      if (e.deliveredAfterSeconds !== null) deliveryLatency.observe(e.deliveredAfterSeconds);
+    },
+    'db.commit': (e) => {
+      commitDuration.observe(e.seconds);
+      commitBatch.observe(e.units);
+    },
+    'report.rendered': (e) => render.observe({ type: e.type }, e.seconds),
+  });
+}
+
 /**
  * This process's Prometheus registry: the series of `catalog.ts`, fed by the telemetry events,
  * the queue and readiness gauges read at scrape time, and prom-client's process and Node
@@ -72,43 +134,7 @@ export class ServiceMetrics {
     collectDefaultMetrics({ register: r });
     // Gauges named like counters: Prometheus's lint (promtool check metrics) rejects them.
     for (const name of MISNAMED_DEFAULTS) r.removeSingleMetric(name);
-    const httpRequests = new Counter({ ...spec('httpRequests'), registers: [r] });
-    const httpDuration = new Histogram({
-      ...spec('httpDuration'),
-      buckets: [...BUCKETS.http],
-      registers: [r],
-    });
-    const submissions = new Counter({ ...spec('submissions'), registers: [r] });
-    const jobDuration = new Histogram({ ...spec('jobDuration'), buckets: [...BUCKETS.job], registers: [r] });
-    const rescues = new Counter({ ...spec('jobRescues'), registers: [r] });
-    const slaBreaches = new Counter({ ...spec('slaBreaches'), registers: [r] });
-    const pipelineLatency = new Histogram({
-      ...spec('pipelineLatency'),
-      buckets: [...BUCKETS.pipeline],
-      registers: [r],
-    });
-    const attempts = new Counter({ ...spec('webhookAttempts'), registers: [r] });
-    const attemptDuration = new Histogram({
-      ...spec('webhookAttemptDuration'),
-      buckets: [...BUCKETS.attempt],
-      registers: [r],
-    });
-    const deliveryLatency = new Histogram({
-      ...spec('webhookDeliveryLatency'),
-      buckets: [...BUCKETS.delivery],
-      registers: [r],
-    });
-    const commitDuration = new Histogram({
-      ...spec('dbCommitDuration'),
-      buckets: [...BUCKETS.commit],
-      registers: [r],
-    });
-    const commitBatch = new Histogram({
-      ...spec('dbCommitBatchSize'),
-      buckets: [...BUCKETS.batch],
-      registers: [r],
-    });
-    const render = new Histogram({ ...spec('renderDuration'), buckets: [...BUCKETS.render], registers: [r] });
+    const series = eventSeries(r);
     this.queueGauges(r);
     const self = this;
     new Gauge({
@@ -119,40 +145,7 @@ export class ServiceMetrics {
       },
     });
     new Gauge({ ...spec('buildInfo'), registers: [r] }).set(sources.info, 1);
-    // Pre-made children for the one hot series: a label lookup per request is measurable.
-    const httpChildren = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
-    this.unsubscribe = observe({
-      'http.request': (e) => {
-        const key = `${e.method} ${e.route} ${e.status}`;
-        let child = httpChildren.get(key);
-        if (!child) {
-          child = {
-            count: httpRequests.labels(e.method, e.route, String(e.status)),
-            time: httpDuration.labels(e.method, e.route),
-          };
-          httpChildren.set(key, child);
-        }
-        child.count.inc();
-        child.time.observe(e.seconds);
-      },
-      'submission.answered': (e) => submissions.inc({ mode: e.mode, outcome: e.outcome, code: e.code }),
-      'job.attempt': (e) => jobDuration.observe({ type: e.type, outcome: e.outcome }, e.seconds),
-      'job.rescued': (e) => rescues.inc(e.count),
-      'submission.finished': (e) => {
-        if (e.slaDeadlineMs !== null && e.finishedAtMs > e.slaDeadlineMs) slaBreaches.inc();
-        if (e.status === 'completed') pipelineLatency.observe((e.finishedAtMs - e.receivedAtMs) / 1000);
-      },
-      'webhook.attempt': (e) => {
-        attempts.inc({ mode: e.mode, outcome: e.outcome });
-        attemptDuration.observe(e.seconds);
-        if (e.deliveredAfterSeconds !== null) deliveryLatency.observe(e.deliveredAfterSeconds);
-      },
-      'db.commit': (e) => {
-        commitDuration.observe(e.seconds);
-        commitBatch.observe(e.units);
-      },
-      'report.rendered': (e) => render.observe({ type: e.type }, e.seconds),
-    });
+    this.unsubscribe = observeEvents(series);
   }
 
   /** The exposition, in Prometheus text format. */

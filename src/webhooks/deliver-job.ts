@@ -3,10 +3,11 @@ import type { Clock } from '../clock.js';
 import { addToContext } from '../context.js';
 import { type ApiMode, SIMULATIONS, simulationOf } from '../domain/mode.js';
 import type { JobKinds } from '../queue/kinds.js';
-import type { ClaimedJob, JobDefinition } from '../queue/types.js';
+import type { ClaimedJob, Completion, HandlerContext, JobDefinition } from '../queue/types.js';
 import { ExpectedJobError, PermanentJobError } from '../queue/types.js';
 import type { SecretBox } from '../secret-box.js';
 import type { SystemStore } from '../store/index.js';
+import type { AttemptRecord, EndpointRecord, EventRecord } from '../store/repositories/webhooks.js';
 import { emit } from '../telemetry/events.js';
 import { inSpan, type TraceSpan, tracing } from '../telemetry/tracing.js';
 import type { Resolver } from './guard.js';
@@ -42,7 +43,12 @@ class DeliveryFailed extends ExpectedJobError {
   }
 }
 
-function eventFields(eventBody: string): { submissionId: string | null; partnerSubmissionId: string | null } {
+interface EventFields {
+  submissionId: string | null;
+  partnerSubmissionId: string | null;
+}
+
+function eventFields(eventBody: string): EventFields {
   const body = JSON.parse(eventBody) as { submissionId?: unknown; partnerSubmissionId?: unknown };
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   return { submissionId: text(body.submissionId), partnerSubmissionId: text(body.partnerSubmissionId) };
@@ -103,109 +109,178 @@ function attemptTelemetry(
   if (!outcome.ok) span.fail(word);
 }
 
+/** What one attempt is about, as found in the store when it starts. */
+interface Target {
+  eventId: string;
+  event: EventRecord;
+  endpoint: EndpointRecord;
+  /** The submission the event names. */
+  fields: EventFields;
+  /** The secret in effect at `now`, and those that will be (signed with too). */
+  signing: { secret: string; upcoming: string[] };
+  /** When the attempt was signed and started. */
+  now: Date;
+}
+
+/** One attempt's request: a new delivery id each time, the body as stored. */
+interface SignedRequest {
+  deliveryId: string;
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+/** Look up: the event, its partner's callback and the signing secrets in effect now. */
+async function lookUp(deps: DeliveryDeps, job: ClaimedJob, clock: Clock): Promise<Target> {
+  const { store, box } = deps;
+  const db = store.db;
+  const eventId = eventIdOf(job);
+  const event = await store.webhooks.event(db, eventId);
+  if (!event) throw new PermanentJobError('The event to deliver no longer exists.');
+  // Delivery jobs are not attached to a submission (decisions.md); the event names it, and
+  // the attempt's lines carry it like the rest of that submission's.
+  const fields = eventFields(event.body);
+  addToContext({ submissionId: fields.submissionId ?? undefined });
+  const endpoint = await store.webhooks.endpoint(db, event.partnerId);
+  if (!endpoint) throw new PermanentJobError('No callback URL is registered for this partner any more.');
+  const now = clock();
+  const signing = signingSecrets(
+    box,
+    event.partnerId,
+    await store.webhooks.secrets(db, event.partnerId),
+    now,
+  );
+  if (!signing) throw new PermanentJobError('This partner has no signing secret in effect.');
+  return { eventId, event, endpoint, fields, signing, now };
+}
+
+/** Sign: the Standard Webhooks headers, the test-mode header and the receiver's own key. */
+function sign(target: Target, box: SecretBox): SignedRequest {
+  const { eventId, event, endpoint, signing, now } = target;
+  const deliveryId = randomUUID();
+  const body = Buffer.from(event.body, 'utf8');
+  const headers = signedHeaders({
+    secret: signing.secret,
+    alsoSignWith: signing.upcoming,
+    eventId,
+    deliveryId,
+    timestamp: Math.floor(now.getTime() / 1000),
+    rawBody: body,
+  });
+  if (endpoint.mode === 'test') headers[HEADER_MODE] = 'test';
+  if (endpoint.apiKeySealed) {
+    headers[endpoint.apiKeyHeader ?? 'X-Api-Key'] = box.open(
+      endpoint.apiKeySealed,
+      apiKeyContext(event.partnerId),
+    );
+  }
+  return { deliveryId, body, headers };
+}
+
+/** Send: one POST in its span, its outcome counted; a simulated failure disregards the answer. */
+async function send(
+  deps: DeliveryDeps,
+  target: Target,
+  request: SignedRequest,
+  job: ClaimedJob,
+  clock: Clock,
+): Promise<AttemptOutcome> {
+  const { endpoint, event, fields } = target;
+  const unanswered =
+    simulationOf(endpoint.mode, fields.partnerSubmissionId) === 'webhookFailure' &&
+    job.attempt <= SIMULATED_UNANSWERED_ATTEMPTS;
+  return inSpan('webhook.attempt', { kind: 'client' }, async (span) => {
+    // The receiver can continue this submission's trace (W3C Trace Context).
+    const traceparent = tracing().traceparent();
+    if (traceparent) request.headers.traceparent = traceparent;
+    const answered = await sendOnce(endpoint.url, request.headers, request.body, {
+      timeoutMs: deps.config.timeoutMs,
+      allowInsecure: deps.config.allowInsecure,
+      ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    });
+    const sent = unanswered ? simulatedTimeout(answered) : answered;
+    attemptTelemetry(sent, endpoint.mode, event.createdAt, clock(), span);
+    return sent;
+  });
+}
+
+/** An attempt that was sent, with what `record` needs to log it and schedule what follows. */
+interface SentAttempt {
+  job: ClaimedJob;
+  ctx: HandlerContext;
+  target: Target;
+  request: SignedRequest;
+  outcome: AttemptOutcome;
+}
+
+/**
+ * Record: the attempt in the attempt log and a line in the job's log. A failure throws, so the
+ * queue retries after `delayAfter`; a delivery returns the writes that complete the job.
+ */
+async function record(
+  store: SystemStore,
+  sent: SentAttempt,
+  delayAfter: (attempt: number) => number,
+): Promise<Completion> {
+  const { job, ctx, target, request, outcome } = sent;
+  const { eventId, event, endpoint } = target;
+  const attempt: AttemptRecord = {
+    deliveryId: request.deliveryId,
+    eventId,
+    partnerId: event.partnerId,
+    attempt: job.attempt,
+    url: endpoint.url,
+    startedAt: target.now.toISOString(),
+    latencyMs: outcome.latencyMs,
+    statusCode: outcome.statusCode,
+    errorClass: outcome.errorClass,
+    outcome: outcome.ok ? 'delivered' : 'failed',
+  };
+  // A failed attempt is recorded in its own commit, before the retry is scheduled. A
+  // delivered one is recorded in the commit that completes the job (urgent, see
+  // commitsUrgently): one commit after the receiver's 2xx, not two, so a crash in between
+  // rarely leaves a delivery unrecorded and sent again.
+  // Commit unit: one insert of the attempt, built before.
+  if (!outcome.ok) await store.batcher.submit((trx) => store.webhooks.recordAttempt(trx, attempt));
+  // The context's logger adds the job's ids and the submission.
+  const line = {
+    eventId,
+    deliveryId: request.deliveryId,
+    resultId: event.resultId,
+    statusCode: outcome.statusCode,
+    latencyMs: outcome.latencyMs,
+  };
+  if (outcome.ok) ctx.log.info(line, 'webhook delivered');
+  else {
+    const last = job.attempt >= job.maxAttempts;
+    const next = new Date(ctx.clock().getTime() + delayAfter(job.attempt));
+    ctx.log.warn(
+      { ...line, errorClass: outcome.errorClass, nextAttemptAt: last ? null : next.toISOString() },
+      last ? 'webhook attempt failed; no attempts left' : 'webhook attempt failed; will retry',
+    );
+    throw new DeliveryFailed(
+      outcome.reason ?? 'The callback could not be delivered.',
+      outcome.errorClass ?? 'http_status',
+    );
+  }
+  // Commit unit (it may run twice): the attempt was built before; both writes go through `trx`.
+  return async (trx) => {
+    await store.webhooks.recordAttempt(trx, attempt);
+    await store.webhooks.setEventStatus(trx, eventId, 'delivered', ctx.clock());
+  };
+}
+
+/** One attempt: look up → sign → send → record. */
 function deliveryJob(deps: DeliveryDeps): JobDefinition {
   const { store, box, config } = deps;
-  const db = store.db;
   // Entry 0 is the delay before the first attempt; after attempt n comes entry n.
   const delayAfter = (attempt: number): number =>
     config.scheduleMs[Math.min(attempt, config.scheduleMs.length - 1)] ?? 0;
   return {
     async run(job, ctx) {
-      const { clock } = ctx;
-      const eventId = eventIdOf(job);
-      const event = await store.webhooks.event(db, eventId);
-      if (!event) throw new PermanentJobError('The event to deliver no longer exists.');
-      // Delivery jobs are not attached to a submission (decisions.md); the event names it, and
-      // the attempt's lines carry it like the rest of that submission's.
-      const fields = eventFields(event.body);
-      addToContext({ submissionId: fields.submissionId ?? undefined });
-      const endpoint = await store.webhooks.endpoint(db, event.partnerId);
-      if (!endpoint) throw new PermanentJobError('No callback URL is registered for this partner any more.');
-      const now = clock();
-      const signing = signingSecrets(
-        box,
-        event.partnerId,
-        await store.webhooks.secrets(db, event.partnerId),
-        now,
-      );
-      if (!signing) throw new PermanentJobError('This partner has no signing secret in effect.');
-      const deliveryId = randomUUID();
-      const body = Buffer.from(event.body, 'utf8');
-      const headers = signedHeaders({
-        secret: signing.secret,
-        alsoSignWith: signing.upcoming,
-        eventId,
-        deliveryId,
-        timestamp: Math.floor(now.getTime() / 1000),
-        rawBody: body,
-      });
-      if (endpoint.mode === 'test') headers[HEADER_MODE] = 'test';
-      const unanswered =
-        simulationOf(endpoint.mode, fields.partnerSubmissionId) === 'webhookFailure' &&
-        job.attempt <= SIMULATED_UNANSWERED_ATTEMPTS;
-      if (endpoint.apiKeySealed) {
-        headers[endpoint.apiKeyHeader ?? 'X-Api-Key'] = box.open(
-          endpoint.apiKeySealed,
-          apiKeyContext(event.partnerId),
-        );
-      }
-      const outcome = await inSpan('webhook.attempt', { kind: 'client' }, async (span) => {
-        // The receiver can continue this submission's trace (W3C Trace Context).
-        const traceparent = tracing().traceparent();
-        if (traceparent) headers.traceparent = traceparent;
-        const answered = await sendOnce(endpoint.url, headers, body, {
-          timeoutMs: config.timeoutMs,
-          allowInsecure: config.allowInsecure,
-          ...(deps.resolve ? { resolve: deps.resolve } : {}),
-        });
-        const sent = unanswered ? simulatedTimeout(answered) : answered;
-        attemptTelemetry(sent, endpoint.mode, event.createdAt, clock(), span);
-        return sent;
-      });
-      const attempt = {
-        deliveryId,
-        eventId,
-        partnerId: event.partnerId,
-        attempt: job.attempt,
-        url: endpoint.url,
-        startedAt: now.toISOString(),
-        latencyMs: outcome.latencyMs,
-        statusCode: outcome.statusCode,
-        errorClass: outcome.errorClass,
-        outcome: outcome.ok ? ('delivered' as const) : ('failed' as const),
-      };
-      // A failed attempt is recorded in its own commit, before the retry is scheduled. A
-      // delivered one is recorded in the commit that completes the job (urgent, see
-      // commitsUrgently): one commit after the receiver's 2xx, not two, so a crash in between
-      // rarely leaves a delivery unrecorded and sent again.
-      // Commit unit: one insert of the attempt, built before.
-      if (!outcome.ok) await store.batcher.submit((trx) => store.webhooks.recordAttempt(trx, attempt));
-      // The context's logger adds the job's ids and the submission.
-      const line = {
-        eventId,
-        deliveryId,
-        resultId: event.resultId,
-        statusCode: outcome.statusCode,
-        latencyMs: outcome.latencyMs,
-      };
-      if (outcome.ok) ctx.log.info(line, 'webhook delivered');
-      else {
-        const last = job.attempt >= job.maxAttempts;
-        const next = new Date(clock().getTime() + delayAfter(job.attempt));
-        ctx.log.warn(
-          { ...line, errorClass: outcome.errorClass, nextAttemptAt: last ? null : next.toISOString() },
-          last ? 'webhook attempt failed; no attempts left' : 'webhook attempt failed; will retry',
-        );
-        throw new DeliveryFailed(
-          outcome.reason ?? 'The callback could not be delivered.',
-          outcome.errorClass ?? 'http_status',
-        );
-      }
-      // Commit unit (it may run twice): the attempt was built before; both writes go through `trx`.
-      return async (trx) => {
-        await store.webhooks.recordAttempt(trx, attempt);
-        await store.webhooks.setEventStatus(trx, eventId, 'delivered', clock());
-      };
+      const target = await lookUp(deps, job, ctx.clock);
+      const request = sign(target, box);
+      const outcome = await send(deps, target, request, job, ctx.clock);
+      return record(store, { job, ctx, target, request, outcome }, delayAfter);
     },
     commitsUrgently: true,
     retryDelayMs: delayAfter,

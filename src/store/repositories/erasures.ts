@@ -78,24 +78,7 @@ export class ErasureRepository {
     now: Date,
   ): Promise<{ erasure: ErasureRecord; enqueued: boolean }> {
     const subjectId = subjectIdFor(tenantId, partnerSubjectId);
-    const uncovered = await trx
-      .selectFrom('submissions as s')
-      .select('s.id')
-      .where('s.tenant_id', '=', tenantId)
-      .where('s.subject_id', '=', subjectId)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('jobs as j')
-              .select('j.id')
-              .whereRef('j.submission_id', '=', 's.id')
-              .where('j.type', '=', ERASURE_JOB_TYPE)
-              .where('j.status', 'in', UNFINISHED),
-          ),
-        ),
-      )
-      .orderBy('s.id')
-      .execute();
+    const uncovered = await this.uncoveredSubmissions(trx, tenantId, subjectId);
     const audit = (action: 'subject.erasure_requested' | 'subject.erased', erasureId: string) =>
       this.deps.audit.record(
         trx,
@@ -106,14 +89,7 @@ export class ErasureRepository {
       );
 
     if (uncovered.length === 0) {
-      const pending = await trx
-        .selectFrom('erasures')
-        .selectAll()
-        .where('tenant_id', '=', tenantId)
-        .where('subject_id', '=', subjectId)
-        .where('status', '=', 'pending')
-        .orderBy('requested_at', 'desc')
-        .executeTakeFirst();
+      const pending = await this.pendingErasure(trx, tenantId, subjectId);
       if (pending) {
         await audit('subject.erasure_requested', pending.id);
         return { erasure: this.toRecord(pending), enqueued: false };
@@ -136,23 +112,67 @@ export class ErasureRepository {
       completed_at: uncovered.length > 0 ? null : nowIso,
     } satisfies ErasureRow & { subject_id: string; remaining: number };
     await trx.insertInto('erasures').values(row).execute();
-    for (const { id } of uncovered) {
-      const job: NewJob = {
-        type: ERASURE_JOB_TYPE,
-        tenantId,
-        submissionId: id,
-        payload: { erasureId },
-        correlationId: origin.correlationId ?? null,
-        requestId: origin.requestId,
-        acceptedAt: nowIso,
-        slaDeadlineAt: null,
-        maxAttempts: this.deps.maxAttempts,
-      };
-      await this.deps.jobs.enqueue(trx, job, now);
-    }
+    for (const { id } of uncovered) await this.enqueueErasure(trx, tenantId, erasureId, id, origin, now);
     await audit('subject.erasure_requested', erasureId);
     if (uncovered.length === 0) await audit('subject.erased', erasureId);
     return { erasure: this.toRecord(row), enqueued: uncovered.length > 0 };
+  }
+
+  /** The subject's submissions that no unfinished erasure job is erasing yet. */
+  private uncoveredSubmissions(trx: Executor, tenantId: string, subjectId: string) {
+    return trx
+      .selectFrom('submissions as s')
+      .select('s.id')
+      .where('s.tenant_id', '=', tenantId)
+      .where('s.subject_id', '=', subjectId)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('jobs as j')
+              .select('j.id')
+              .whereRef('j.submission_id', '=', 's.id')
+              .where('j.type', '=', ERASURE_JOB_TYPE)
+              .where('j.status', 'in', UNFINISHED),
+          ),
+        ),
+      )
+      .orderBy('s.id')
+      .execute();
+  }
+
+  /** The subject's latest erasure still under way. */
+  private pendingErasure(trx: Executor, tenantId: string, subjectId: string) {
+    return trx
+      .selectFrom('erasures')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('subject_id', '=', subjectId)
+      .where('status', '=', 'pending')
+      .orderBy('requested_at', 'desc')
+      .executeTakeFirst();
+  }
+
+  /** The job that erases one submission of the erasure, with the request's ids. */
+  private async enqueueErasure(
+    trx: Executor,
+    tenantId: string,
+    erasureId: string,
+    submissionId: string,
+    origin: AuditOrigin,
+    now: Date,
+  ): Promise<void> {
+    const job: NewJob = {
+      type: ERASURE_JOB_TYPE,
+      tenantId,
+      submissionId,
+      payload: { erasureId },
+      correlationId: origin.correlationId ?? null,
+      requestId: origin.requestId,
+      acceptedAt: now.toISOString(),
+      slaDeadlineAt: null,
+      maxAttempts: this.deps.maxAttempts,
+    };
+    await this.deps.jobs.enqueue(trx, job, now);
   }
 
   /** The account's erasure. */

@@ -70,86 +70,82 @@ function bmiFactor(inputs: ModelInputs, person: FraminghamTerms, ref: Framingham
   );
 }
 
-/**
- * Cardiovascular (model-v1 §2): Framingham 2008, lipid model when total and HDL cholesterol are
- * present, else the BMI model; SBP imputed for age and sex, the same value in the reference.
- */
-export function estimateCardiovascular(inputs: ModelInputs): Estimate {
+/** A person's Framingham terms, the reference person's, and the model's coefficients. */
+interface FraminghamFit {
+  person: FraminghamTerms;
+  ref: FraminghamTerms;
+  coefficients: (typeof FRAMINGHAM_LIPID)['male'] | (typeof FRAMINGHAM_BMI)['male'];
+}
+
+/** The lipid model (total and HDL cholesterol present): its terms, factors and inputs used. */
+function lipidModel(
+  inputs: ModelInputs,
+  est: Estimate,
+  age: number,
+  sbp: number,
+  tc: number,
+  hdl: number,
+): FraminghamFit {
   const { sex } = inputs;
-  const age = clampAge(inputs.age.value, FRAMINGHAM_AGE_RANGE);
-  const sbp = imputedSbp(sex, age);
-  const smoker = inputs.smoking.current;
-  const diabetes = inputs.diabetes.value;
-  const tc = inputs.markers?.CHOL;
-  const hdl = inputs.markers?.HDL;
-  const lipid = tc !== undefined && hdl !== undefined;
+  // Object literals written out rather than spread (here and in bmiModel): this runs once per
+  // submission and V8 builds spread objects through a slow generic path.
+  const person = framinghamLipidTerms({
+    sex,
+    ageYears: age,
+    sbp,
+    bpTreated: false,
+    totalCholesterolMgDl: cholesterolMgDl(tc),
+    hdlMgDl: cholesterolMgDl(hdl),
+    smoker: inputs.smoking.current,
+    diabetes: inputs.diabetes.value,
+  });
+  const ref = framinghamLipidTerms({
+    sex,
+    ageYears: age,
+    sbp,
+    bpTreated: false,
+    totalCholesterolMgDl: cholesterolMgDl(REFERENCE.totalCholesterolMmolL),
+    hdlMgDl: cholesterolMgDl(REFERENCE.hdlMmolL[sex]),
+    smoker: false,
+    diabetes: false,
+  });
+  est.factors.push(...lipidFactors(inputs, person, ref, tc, hdl));
+  est.inputsUsed.push(L.age, L.sex, L.totalCholesterol, L.hdl, L.smoking, L.diabetes);
+  return { person, ref, coefficients: FRAMINGHAM_LIPID[sex] };
+}
 
-  // Object literals written out rather than spread: this runs once per submission and V8 builds
-  // spread objects through a slow generic path.
-  let person: FraminghamTerms;
-  let ref: FraminghamTerms;
-  let coefficients: (typeof FRAMINGHAM_LIPID)['male'] | (typeof FRAMINGHAM_BMI)['male'];
-  const est = baseEstimate(
-    lipid ? 'framingham-2008-lipid' : 'framingham-2008-bmi',
-    lipid ? LIPID_LABEL : BMI_LABEL,
-  );
-  if (lipid) {
-    coefficients = FRAMINGHAM_LIPID[sex];
-    person = framinghamLipidTerms({
-      sex,
-      ageYears: age,
-      sbp,
-      bpTreated: false,
-      totalCholesterolMgDl: cholesterolMgDl(tc),
-      hdlMgDl: cholesterolMgDl(hdl),
-      smoker,
-      diabetes,
-    });
-    ref = framinghamLipidTerms({
-      sex,
-      ageYears: age,
-      sbp,
-      bpTreated: false,
-      totalCholesterolMgDl: cholesterolMgDl(REFERENCE.totalCholesterolMmolL),
-      hdlMgDl: cholesterolMgDl(REFERENCE.hdlMmolL[sex]),
-      smoker: false,
-      diabetes: false,
-    });
-    est.factors.push(...lipidFactors(inputs, person, ref, tc, hdl));
-    est.inputsUsed.push(L.age, L.sex, L.totalCholesterol, L.hdl, L.smoking, L.diabetes);
-  } else {
-    coefficients = FRAMINGHAM_BMI[sex];
-    person = framinghamBmiTerms({
-      sex,
-      ageYears: age,
-      sbp,
-      bpTreated: false,
-      bmi: inputs.bmi.value,
-      smoker,
-      diabetes,
-    });
-    ref = framinghamBmiTerms({
-      sex,
-      ageYears: age,
-      sbp,
-      bpTreated: false,
-      bmi: REFERENCE.bmi,
-      smoker: false,
-      diabetes: false,
-    });
-    est.factors.push(bmiFactor(inputs, person, ref));
-    est.inputsUsed.push(L.age, L.sex, L.bmi, L.smoking, L.diabetes);
-    est.notices.push(NOTICES.lipidsMissing);
-    pushNotice(est.notices, bmiNotice(inputs));
-    if (inputs.bmi.provenance === 'assumed') est.inputsImputed.push(L.bmi);
-  }
-  est.factors.push(
-    factor('smoking', L.smoking, person.smoking - ref.smoking, () => smokingClause(inputs)),
-    factor('diabetes', L.diabetes, person.diabetes - ref.diabetes, () => diabetesClause(inputs)),
-  );
-  est.inputsImputed.push(L.sbp, L.bpTreatment);
+/** The BMI model (cholesterol missing): its terms, factor, inputs used and notices. */
+function bmiModel(inputs: ModelInputs, est: Estimate, age: number, sbp: number): FraminghamFit {
+  const { sex } = inputs;
+  const person = framinghamBmiTerms({
+    sex,
+    ageYears: age,
+    sbp,
+    bpTreated: false,
+    bmi: inputs.bmi.value,
+    smoker: inputs.smoking.current,
+    diabetes: inputs.diabetes.value,
+  });
+  const ref = framinghamBmiTerms({
+    sex,
+    ageYears: age,
+    sbp,
+    bpTreated: false,
+    bmi: REFERENCE.bmi,
+    smoker: false,
+    diabetes: false,
+  });
+  est.factors.push(bmiFactor(inputs, person, ref));
+  est.inputsUsed.push(L.age, L.sex, L.bmi, L.smoking, L.diabetes);
+  est.notices.push(NOTICES.lipidsMissing);
+  pushNotice(est.notices, bmiNotice(inputs));
+  if (inputs.bmi.provenance === 'assumed') est.inputsImputed.push(L.bmi);
+  return { person, ref, coefficients: FRAMINGHAM_BMI[sex] };
+}
 
-  const personSum = sumTerms(person);
+/** The 10-year risks, the score, the SBP straddle (model-v1 §3(a)) and the tier cap. */
+function scoreRisk(est: Estimate, fit: FraminghamFit, personSum: number, sbp: number) {
+  const { ref, coefficients } = fit;
   const risk = framinghamRisk(personSum, coefficients);
   const referenceRisk = framinghamRisk(sumTerms(ref), coefficients);
   // model-v1 §3(a): the person's score with the imputed SBP 15 mmHg either side, reference unchanged.
@@ -163,25 +159,16 @@ export function estimateCardiovascular(inputs: ModelInputs): Estimate {
   est.referenceRisk = referenceRisk;
   est.score = relativeScore(referenceRisk, risk);
   est.sbpStraddle = straddlesReference(scoreAtSbp(SBP_STRADDLE_MMHG), scoreAtSbp(-SBP_STRADDLE_MMHG));
-  est.hasSmokingTerm = true;
-  est.fittedAgeRange = FRAMINGHAM_AGE_RANGE;
   if (risk >= HIGH_RISK) est.tierCap = { cap: 'low', notice: NOTICES.cardiovascularCap(risk, '20% or more') };
   else if (risk >= MODERATE_RISK) {
     est.tierCap = { cap: 'medium', notice: NOTICES.cardiovascularCap(risk, 'between 10% and 20%') };
   }
-  est.existingCondition = inputs.conditions.cardioCerebrovascular
-    ? 'a heart or circulation condition, including stroke'
-    : null;
-  est.partial = inputs.markers === null;
-  if (est.partial) est.notices.unshift(NOTICES.documentsOnly);
-  est.notices.push(NOTICES.sbpAssumed(sbp));
-  est.equivalentAge = boundedEquivalentAge(
-    'Heart age',
-    inputs.age.value,
-    heartAge(personSum, ref, coefficients.lnAge),
-    FRAMINGHAM_AGE_RANGE,
-  );
-  est.extras.push(
+  return { risk, referenceRisk };
+}
+
+/** The figures shown beside the score: both risks and the SBP assumed. */
+function riskExtras(risk: number, referenceRisk: number, sbp: number): Estimate['extras'] {
+  return [
     { label: '10-year cardiovascular risk', value: roundTo(risk * 100, 2), unit: '%', note: null },
     {
       label: '10-year risk of the reference person',
@@ -195,6 +182,47 @@ export function estimateCardiovascular(inputs: ModelInputs): Estimate {
       unit: 'mmHg',
       note: 'Typical for age and sex; not measured',
     },
+  ];
+}
+
+/**
+ * Cardiovascular (model-v1 §2): Framingham 2008, lipid model when total and HDL cholesterol are
+ * present, else the BMI model; SBP imputed for age and sex, the same value in the reference.
+ */
+export function estimateCardiovascular(inputs: ModelInputs): Estimate {
+  const age = clampAge(inputs.age.value, FRAMINGHAM_AGE_RANGE);
+  const sbp = imputedSbp(inputs.sex, age);
+  const tc = inputs.markers?.CHOL;
+  const hdl = inputs.markers?.HDL;
+  const lipid = tc !== undefined && hdl !== undefined;
+  const est = baseEstimate(
+    lipid ? 'framingham-2008-lipid' : 'framingham-2008-bmi',
+    lipid ? LIPID_LABEL : BMI_LABEL,
   );
+  const fit = lipid ? lipidModel(inputs, est, age, sbp, tc, hdl) : bmiModel(inputs, est, age, sbp);
+  const { person, ref, coefficients } = fit;
+  est.factors.push(
+    factor('smoking', L.smoking, person.smoking - ref.smoking, () => smokingClause(inputs)),
+    factor('diabetes', L.diabetes, person.diabetes - ref.diabetes, () => diabetesClause(inputs)),
+  );
+  est.inputsImputed.push(L.sbp, L.bpTreatment);
+
+  const personSum = sumTerms(person);
+  const { risk, referenceRisk } = scoreRisk(est, fit, personSum, sbp);
+  est.hasSmokingTerm = true;
+  est.fittedAgeRange = FRAMINGHAM_AGE_RANGE;
+  est.existingCondition = inputs.conditions.cardioCerebrovascular
+    ? 'a heart or circulation condition, including stroke'
+    : null;
+  est.partial = inputs.markers === null;
+  if (est.partial) est.notices.unshift(NOTICES.documentsOnly);
+  est.notices.push(NOTICES.sbpAssumed(sbp));
+  est.equivalentAge = boundedEquivalentAge(
+    'Heart age',
+    inputs.age.value,
+    heartAge(personSum, ref, coefficients.lnAge),
+    FRAMINGHAM_AGE_RANGE,
+  );
+  est.extras.push(...riskExtras(risk, referenceRisk, sbp));
   return est;
 }

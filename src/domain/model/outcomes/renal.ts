@@ -6,14 +6,16 @@ import { relativeScore } from '../scoring/score.js';
 import {
   CKDPC_DIABETES,
   CKDPC_NO_DIABETES,
+  type CkdpcCoefficients,
   type CkdpcInput,
+  type CkdpcTerms,
   ckdpcLinearPredictor,
   ckdpcTerms,
 } from '../submodels/ckdpc.js';
 import { fixed, roundTo } from '../text/format.js';
 import { NOTICES } from '../text/notices.js';
 import { bmiNotice, factor, pushNotice, smokingClause } from './common.js';
-import { baseEstimate, type Estimate } from './estimate.js';
+import { baseEstimate, type Estimate, type FactorEffect } from './estimate.js';
 import { INPUT_LABELS as L } from './labels.js';
 
 /** model-v1 §7: below eGFR 60 the score is set by the KDIGO stage. */
@@ -50,9 +52,8 @@ function stageEstimate(est: Estimate, egfr: number, stage: Exclude<KdigoStage, '
   est.tierCap = egfrCap(egfr);
 }
 
-function ckdpcEstimate(est: Estimate, inputs: ModelInputs, egfr: number): void {
-  const diabetic = inputs.diabetes.value;
-  const coefficients = diabetic ? CKDPC_DIABETES : CKDPC_NO_DIABETES;
+/** The person's CKD-PC terms and the reference person's, in the same model. */
+function ckdpcPair(inputs: ModelInputs, coefficients: CkdpcCoefficients, egfr: number) {
   const personInput: CkdpcInput = {
     sex: inputs.sex,
     ageYears: inputs.age.value,
@@ -76,17 +77,20 @@ function ckdpcEstimate(est: Estimate, inputs: ModelInputs, egfr: number): void {
     bmi: REFERENCE.bmi,
     hba1cPercent: hba1cPercent(REFERENCE.hba1cMmolMol),
   });
-  const hazardRatio = Math.exp(ckdpcLinearPredictor(person) - ckdpcLinearPredictor(ref));
+  return { person, ref };
+}
 
-  est.horizonYears = 5;
-  est.risk = hazardRatio;
-  est.referenceRisk = 1;
-  est.score = relativeScore(1, hazardRatio);
-  est.hasSmokingTerm = true;
-
+/** Each factor's difference from the reference, HbA1c only in the diabetes model. */
+function ckdpcFactors(
+  inputs: ModelInputs,
+  egfr: number,
+  person: CkdpcTerms,
+  ref: CkdpcTerms,
+  diabetic: boolean,
+): FactorEffect[] {
   const egfrDiff = person.egfr - ref.egfr;
   const bmiDiff = person.bmi - ref.bmi;
-  est.factors.push(
+  const factors = [
     factor(
       'egfr',
       L.egfr,
@@ -108,11 +112,11 @@ function ckdpcEstimate(est: Estimate, inputs: ModelInputs, egfr: number): void {
       person.cvdHistory - ref.cvdHistory,
       () => 'The heart or circulation condition you reported raises the estimate',
     ),
-  );
+  ];
   if (diabetic) {
     const hba1cDiff = person.hba1c - ref.hba1c;
     const ifcc = inputs.hba1c?.mmolPerMol ?? REFERENCE.hba1cMmolMol;
-    est.factors.push(
+    factors.push(
       factor(
         'hba1c',
         L.hba1c,
@@ -122,6 +126,11 @@ function ckdpcEstimate(est: Estimate, inputs: ModelInputs, egfr: number): void {
       ),
     );
   }
+  return factors;
+}
+
+/** What the equation used, what it had to assume, and the notices that say so. */
+function ckdpcInputs(est: Estimate, inputs: ModelInputs, diabetic: boolean): void {
   est.inputsUsed.push(
     L.age,
     L.sex,
@@ -140,6 +149,21 @@ function ckdpcEstimate(est: Estimate, inputs: ModelInputs, egfr: number): void {
   const items = ['high blood pressure', 'urine albumin'];
   if (diabetic) items.push('diabetes medication');
   est.notices.push(NOTICES.notCollected(items, ''));
+}
+
+function ckdpcEstimate(est: Estimate, inputs: ModelInputs, egfr: number): void {
+  const diabetic = inputs.diabetes.value;
+  const coefficients = diabetic ? CKDPC_DIABETES : CKDPC_NO_DIABETES;
+  const { person, ref } = ckdpcPair(inputs, coefficients, egfr);
+  const hazardRatio = Math.exp(ckdpcLinearPredictor(person) - ckdpcLinearPredictor(ref));
+
+  est.horizonYears = 5;
+  est.risk = hazardRatio;
+  est.referenceRisk = 1;
+  est.score = relativeScore(1, hazardRatio);
+  est.hasSmokingTerm = true;
+  est.factors.push(...ckdpcFactors(inputs, egfr, person, ref, diabetic));
+  ckdpcInputs(est, inputs, diabetic);
 }
 
 /**

@@ -1,0 +1,26 @@
+import { type Command, Option } from 'commander';
+import { loadConfig } from '../config.js';
+import type { ServiceRole } from '../http/app.js';
+import { createLogger } from '../logger.js';
+import { startService, stopOnSignals } from '../service.js';
+
+/** `healthspan serve`: the service in the foreground until a signal stops it. */
+export function addServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the service: the partner API, a worker, or both (the default)')
+    .addOption(
+      new Option(
+        '--role <role>',
+        'api: partner API only; worker: jobs only (with /health and /ready); all: both',
+      )
+        .choices(['all', 'api', 'worker'])
+        .default('all'),
+    )
+    .action(async (opts: { role: ServiceRole }) => {
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel);
+      stopOnSignals(await startService(config, logger, opts.role), logger);
+      await new Promise(() => {});
+    });
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadConfig } from '../config.js';
+import { isPostgresUrl, Store, type SystemStore, sqliteFile } from '../store/index.js';
+import { operatorOrigin } from '../store/repositories/accounts.js';
+import { UsageError } from './arguments.js';
+
+/** Every change a command makes is audited as the operator's, under one id per command. */
+export const ORIGIN = operatorOrigin(`cli:${randomUUID()}`);
+
+/**
+ * Opens the store a command works on. Only `migrate`, `quickstart` and `serve` may create one
+ * (`create`); every other command fails, naming the store it looked for, when there is none or
+ * it is not migrated, and leaves nothing behind (an operator in the wrong directory once got a
+ * new empty database with new secrets and an empty answer).
+ */
+export async function withStore<T>(
+  fn: (store: SystemStore, scoped: Store) => Promise<T>,
+  opts: { create?: boolean } = {},
+): Promise<T> {
+  const config = loadConfig();
+  if (!opts.create && !isPostgresUrl(config.databaseUrl)) {
+    const dir = path.resolve(config.dataDir);
+    const file = sqliteFile(dir);
+    if (!fs.existsSync(file)) {
+      throw new UsageError(
+        `no store at ${file} (DATA_DIR=${dir}); run "healthspan migrate" there to create one, or set DATA_DIR to the service's data directory`,
+      );
+    }
+  }
+  const store = Store.open(config);
+  try {
+    if (opts.create) await store.migrate();
+    else {
+      const ready = await store.isReady();
+      if (!ready.ok) {
+        const where = store.describe;
+        throw new UsageError(
+          ready.reason === 'migrations pending'
+            ? `the store at ${where} is not migrated; run "healthspan migrate" first`
+            : `the store at ${where} does not answer (${ready.reason ?? 'unavailable'}); check DATABASE_URL`,
+        );
+      }
+    }
+    return await fn(store.system, store);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,28 @@
+import type { Command } from 'commander';
+import type { ApiMode } from '../domain/mode.js';
+import { modeOption, requireUuid, UsageError } from './arguments.js';
+import { print } from './output.js';
+import { ORIGIN, withStore } from './store.js';
+
+/** `healthspan subjects`: a partner's subjects; `erase` requests an erasure (see `erasures`). */
+export function addSubjectsCommands(program: Command): void {
+  const subjects = program.command('subjects').description("A partner's subjects (de-identified references)");
+  subjects
+    .command('erase')
+    .description('Erase everything stored about a subject in an account (as DELETE /v1/subjects/{id} does)')
+    .requiredOption('--tenant <tenantId>', 'the account')
+    .requiredOption('--subject <partnerSubjectId>', 'the partnerSubjectId its submissions carried')
+    .addOption(modeOption('subject'))
+    .action(async (opts: { tenant: string; subject: string; mode: ApiMode }) => {
+      const tenantId = requireUuid(opts.tenant, '--tenant');
+      if (opts.subject.length < 1 || opts.subject.length > 512) {
+        throw new UsageError('--subject must be 1 to 512 characters');
+      }
+      print(
+        await withStore(async (s, store) => {
+          const scoped = await s.accounts.tenantForMode(tenantId, opts.mode);
+          return store.forTenant(scoped).erasures.request(opts.subject, ORIGIN);
+        }),
+      );
+    });
+}
