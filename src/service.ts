@@ -6,6 +6,7 @@ import { type Config, ConfigError } from './config.js';
 import { configSummary } from './config-summary.js';
 import { JOB_TYPES } from './domain/statuses.js';
 import { buildApp, type ServiceRole } from './http/app.js';
+import { PageCursors } from './http/cursor.js';
 import { DownloadLinks } from './http/download-links.js';
 import { type ReadinessCheck, readiness } from './http/routes/support.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
@@ -91,6 +92,7 @@ export async function startService(
     ? Buffer.from(config.downloadSigningSecret, 'utf8')
     : loadOrCreateSecret(config.dataDir, 'download-signing.key');
   const links = new DownloadLinks(secret, config.publicBaseUrl, config.downloadUrlTtlSeconds);
+  const cursors = new PageCursors(secret);
   const background =
     role !== 'api' && config.workerConcurrency > 0 ? createWorker(config, store, logger, clock) : undefined;
   const worker = background?.worker;
@@ -103,6 +105,7 @@ export async function startService(
     authenticator: new Authenticator(store.system.accounts, { clock: () => clock().getTime() }),
     logger,
     links,
+    cursors,
     testEvents: new TestEvents(
       new WebhookAdmin(store.system, secretBoxFor(config), {
         allowInsecure: config.webhookAllowInsecure,

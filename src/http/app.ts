@@ -12,6 +12,7 @@ import { installAuth } from './auth.js';
 import { AuthFailureLimit, LocalFailureStore, RedisFailureStore } from './auth-failures.js';
 import { installBodyReading } from './body.js';
 import { answerOutsideFastify, clientErrorHandler } from './client-errors.js';
+import type { PageCursors } from './cursor.js';
 import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
@@ -62,6 +63,8 @@ export interface AppDeps {
   isReady: () => Promise<{ ok: boolean; reason?: string }>;
   authenticator: Authenticator;
   links: DownloadLinks;
+  /** Signed page cursors of the list routes. */
+  cursors: PageCursors;
   /** `POST /v1/test/events` (test keys): sends within the account it is handed. */
   testEvents: TestEventSender;
   logger: Logger;
