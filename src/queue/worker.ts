@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import { type Clock, systemClock } from '../clock.js';
-import { runInContext, type WorkContext, workContext } from '../context.js';
+import { outsideContext, runInContext, type WorkContext, workContext } from '../context.js';
 import type { JobNotifier } from '../jobs/notifier.js';
 import type { ClaimedJob } from '../jobs/types.js';
 import type { Committer } from '../store/commit-batcher.js';
@@ -165,7 +165,9 @@ export class Worker {
       return;
     }
     this.claiming = true;
-    this.claimRun = this.claimLoop().finally(() => {
+    // Kicked from within a request or a job (an enqueue, a completion): the claim loop is the
+    // worker's own, and the jobs it claims each run in their own context.
+    this.claimRun = outsideContext(() => this.claimLoop()).finally(() => {
       this.claiming = false;
       if (this.claimAgain && !this.stopping) {
         this.claimAgain = false;
@@ -242,10 +244,7 @@ export class Worker {
       const completion = await def.run(job, {
         signal,
         clock: this.clock,
-        // Read when used: ids the step adds to its context (`addToContext`) show from then on.
-        get log() {
-          return context.log;
-        },
+        log: context.log,
       });
       if (signal.aborted) throw new LeaseLost();
       const chained: ClaimedJob[] = [];

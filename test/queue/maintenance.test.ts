@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { logContext } from '../../src/context.js';
 import { JobKinds } from '../../src/queue/kinds.js';
 import { Cleaner } from '../../src/queue/maintenance/cleaner.js';
 import { Rescuer } from '../../src/queue/maintenance/rescuer.js';
@@ -43,8 +44,9 @@ function newJob(clock: ManualClock, maxAttempts = 2): NewJob {
 /** A logger whose lines the test reads. */
 function capturedLogger() {
   const lines: string[] = [];
+  // With the service's mixin: a line carries the ids of the work it is written in.
   const logger = pino(
-    { level: 'info' },
+    { level: 'info', mixin: logContext },
     new Writable({
       write(chunk, _enc, cb) {
         lines.push(String(chunk));

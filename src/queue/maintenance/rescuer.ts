@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { type Clock, systemClock } from '../../clock.js';
+import { runInContext } from '../../context.js';
 import type { ClaimedJob } from '../../jobs/types.js';
 import type { SystemStore } from '../../store/index.js';
 import { MAINTENANCE_LOCK_KEYS } from '../../store/locks.js';
@@ -73,10 +74,12 @@ export class Rescuer implements MaintenanceService {
       return out;
     });
     for (const { job, plan, def } of settled) {
-      const log = jobContext(job, this.logger, this.clock).log;
-      log.warn({ owner: job.lockedBy }, 'rescued a job whose lease expired');
-      logFailure(log, new WorkerStoppedError(), plan);
-      if (plan.nextAttemptAt === null) def?.afterFailed?.(job, new WorkerStoppedError());
+      // In the job's context: these lines (and any its final-failure hook writes) carry its ids.
+      runInContext(jobContext(job, this.logger, this.clock), () => {
+        this.logger.warn({ owner: job.lockedBy }, 'rescued a job whose lease expired');
+        logFailure(this.logger, new WorkerStoppedError(), plan);
+        if (plan.nextAttemptAt === null) def?.afterFailed?.(job, new WorkerStoppedError());
+      });
     }
     if (settled.length > 0) emit('job.rescued', { count: settled.length });
     if (settled.length > 0) notifier.notify();
