@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { generateApiKey } from '../auth/api-keys.js';
 import { systemClock } from '../clock.js';
-import { ConfigError, loadConfig, parseDurationMs } from '../config.js';
+import { type Config, ConfigError, loadConfig, parseDurationMs } from '../config.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../domain/audit.js';
 import { isUuid } from '../domain/ids.js';
 import { API_MODES, type ApiMode } from '../domain/mode.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 import { startService, stopOnSignals } from '../service.js';
-import { isPostgresUrl, Store, type SystemStore, sqliteFile } from '../store/index.js';
+import { NoStoreError, Store, type SystemStore } from '../store/index.js';
 import { NoSandboxError, NotFoundError, operatorOrigin } from '../store/repositories/accounts.js';
 import { VERSION } from '../version.js';
 import { WebhookAdmin, WebhookAdminError } from '../webhooks/admin.js';
@@ -38,6 +37,18 @@ function print(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
+/** The operator's store, on the real time; `existing`: refuse, naming it, a store that is not there. */
+function openStore(config: Config, opts: { existing?: boolean } = {}): Store {
+  try {
+    return Store.open(config, { clock: systemClock, existing: opts.existing === true });
+  } catch (error) {
+    if (!(error instanceof NoStoreError)) throw error;
+    throw new UsageError(
+      `${error.message} (DATA_DIR=${path.resolve(config.dataDir)}); run "healthspan migrate" there to create one, or set DATA_DIR to the service's data directory`,
+    );
+  }
+}
+
 /**
  * Opens the store a command works on. Only `migrate`, `quickstart` and `serve` may create one
  * (`create`); every other command fails, naming the store it looked for, when there is none or
@@ -49,16 +60,7 @@ async function withStore<T>(
   opts: { create?: boolean } = {},
 ): Promise<T> {
   const config = loadConfig();
-  if (!opts.create && !isPostgresUrl(config.databaseUrl)) {
-    const dir = path.resolve(config.dataDir);
-    const file = sqliteFile(dir);
-    if (!fs.existsSync(file)) {
-      throw new UsageError(
-        `no store at ${file} (DATA_DIR=${dir}); run "healthspan migrate" there to create one, or set DATA_DIR to the service's data directory`,
-      );
-    }
-  }
-  const store = Store.open(config);
+  const store = openStore(config, { existing: !opts.create });
   try {
     if (opts.create) await store.migrate();
     else {
@@ -116,6 +118,7 @@ async function withWebhooks<T>(fn: (admin: WebhookAdmin) => Promise<T>): Promise
       new WebhookAdmin(store, secretBoxFor(config), {
         allowInsecure: config.webhookAllowInsecure,
         scheduleMs: config.webhookRetryScheduleMs,
+        clock: systemClock,
         origin: ORIGIN,
       }),
     ),
@@ -151,7 +154,7 @@ export function buildCli(): Command {
     .action(async (opts: { role: ServiceRole }) => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
-      stopOnSignals(await startService(config, logger, opts.role), logger);
+      stopOnSignals(await startService(config, { logger, role: opts.role, clock: systemClock }), logger);
       await new Promise(() => {});
     });
 
@@ -159,8 +162,7 @@ export function buildCli(): Command {
     .command('migrate')
     .description('Apply pending database migrations')
     .action(async () => {
-      const config = loadConfig();
-      const store = Store.open(config);
+      const store = openStore(loadConfig());
       try {
         print(await store.migrate());
       } finally {

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { logContext } from '../../src/context.js';
 import { JobKinds } from '../../src/queue/kinds.js';
 import { Cleaner } from '../../src/queue/maintenance/cleaner.js';
@@ -231,7 +232,7 @@ describe('the maintenance runner', () => {
         throw new Error('the database went away');
       },
     };
-    const maintenance = new Maintenance([counting, failing], logger);
+    const maintenance = new Maintenance([counting, failing], systemClock, logger);
     maintenance.start();
     await waitUntil(async () => passes >= 3, 10_000, 'three passes');
     await maintenance.stop();

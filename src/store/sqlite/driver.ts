@@ -51,12 +51,23 @@ export interface SqliteDriverOptions {
    * test's store) SQLite runs them itself after a commit, as usual.
    */
   background?: boolean;
+  /** Only a store that is there: `NoStoreError` rather than a new empty file (operator commands). */
+  existing?: boolean;
+}
+
+/** `existing` was asked for and there is no store file. */
+export class NoStoreError extends Error {
+  constructor(readonly file: string) {
+    super(`no store at ${file}`);
+  }
 }
 
 export function openSqliteDriver(dataDir: string, options: SqliteDriverOptions = {}): Driver {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = sqliteFile(dataDir);
-  const sqlite = new SqliteDatabase(file);
+  if (options.existing) {
+    if (!fs.existsSync(file)) throw new NoStoreError(path.resolve(file));
+  } else fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const sqlite = new SqliteDatabase(file, { fileMustExist: options.existing === true });
   // WAL lets readers run beside the writer. Two processes opening a fresh file both switch it,
   // and SQLite refuses the loser at once ("database is locked") instead of waiting: ask again.
   sqlite.pragma('busy_timeout = 5000');
