@@ -28,6 +28,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Threads a test starts (the SQLite writer, the render pool) find their entry beside the
+    // module that starts them, a `.ts` file here: this loader lets Node run it (test/loader/).
+    execArgv: ['--import', new URL('./test/loader/register.mjs', import.meta.url).href],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     projects: [
       {
