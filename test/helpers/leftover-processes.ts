@@ -12,6 +12,8 @@ import path from 'node:path';
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const MARK = 'HEALTHSPAN_TEST_RUN';
+/** How long a process that is ending anyway is given before it counts as left behind. */
+const SHUTDOWN_GRACE_MS = 5_000;
 
 interface RunState {
   projects: number;
@@ -67,8 +69,13 @@ export function leftovers(run: RunState): Array<{ pid: number; command: string }
     if (own.has(pid)) continue;
     const ppid = parentOf(pid);
     if (ppid === undefined || ppid === process.pid) continue;
-    const marked = (read(`/proc/${pid}/environ`) ?? '').split('\0').includes(`${MARK}=${run.mark}`);
-    const orphan = ppid === 1 && !run.before.has(pid) && inCheckout(pid);
+    const mark = (read(`/proc/${pid}/environ`) ?? '')
+      .split('\0')
+      .find((v) => v.startsWith(`${MARK}=`))
+      ?.slice(MARK.length + 1);
+    const marked = mark === run.mark;
+    // Unmarked only: another run's processes (a second run in this checkout) are its to judge.
+    const orphan = mark === undefined && ppid === 1 && !run.before.has(pid) && inCheckout(pid);
     if (!marked && !orphan) continue;
     const command = (read(`/proc/${pid}/cmdline`) ?? '').split('\0').join(' ').trim();
     if (command !== '') found.push({ pid, command: command.slice(0, 200) });
@@ -76,15 +83,21 @@ export function leftovers(run: RunState): Array<{ pid: number; command: string }
   return found;
 }
 
-export default function setup(): () => void {
+export default function setup(): () => Promise<void> {
   state.healthspanRun ??= { projects: 0, mark: randomBytes(6).toString('hex'), before: new Set(pids()) };
   const run = state.healthspanRun;
   run.projects += 1;
   process.env[MARK] = run.mark;
-  return () => {
+  return async () => {
     run.projects -= 1;
     if (run.projects > 0) return;
-    const left = leftovers(run);
+    // A process a test stopped without waiting for its exit may still be on its way out.
+    const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+    let left = leftovers(run);
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      left = leftovers(run);
+    }
     for (const { pid } of left) {
       try {
         process.kill(pid, 'SIGKILL');
