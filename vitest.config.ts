@@ -20,6 +20,9 @@ const POSTGRES_ONLY = ['test/postgres/**/*.test.ts', 'test/scale/**/*.test.ts'];
 /** The driver conformance cases: both drivers in one run (River's `riverdrivertest`). */
 const DRIVERS = ['test/drivers/**/*.test.ts'];
 
+/** Fails the run when a process it started outlives it (every project; checked once, at the end). */
+const LEFTOVERS = 'test/helpers/leftover-processes.ts';
+
 export default defineConfig({
   test: {
     // A generous overall deadline: tests wait on conditions, each with its own deadline (up to
@@ -28,12 +31,16 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Threads a test starts (the SQLite writer, the render pool) find their entry beside the
+    // module that starts them, a `.ts` file here: this loader lets Node run it (test/loader/).
+    execArgv: ['--import', new URL('./test/loader/register.mjs', import.meta.url).href],
     reporters: ['default', './test/helpers/summary-reporter.ts'],
     projects: [
       {
         extends: true,
         test: {
           name: 'unit',
+          globalSetup: [LEFTOVERS],
           include: ['test/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...INTEGRATION, ...POSTGRES_ONLY, ...DRIVERS],
         },
@@ -44,12 +51,17 @@ export default defineConfig({
           name: 'drivers',
           include: DRIVERS,
           // PostgreSQL must answer: these cases never skip a driver.
-          globalSetup: ['test/helpers/postgres-setup.ts'],
+          globalSetup: ['test/helpers/postgres-setup.ts', LEFTOVERS],
         },
       },
       {
         extends: true,
-        test: { name: 'sqlite', include: INTEGRATION, env: { HEALTHSPAN_TEST_STORE: 'sqlite' } },
+        test: {
+          name: 'sqlite',
+          include: INTEGRATION,
+          env: { HEALTHSPAN_TEST_STORE: 'sqlite' },
+          globalSetup: [LEFTOVERS],
+        },
       },
       {
         extends: true,
@@ -58,7 +70,7 @@ export default defineConfig({
           include: [...INTEGRATION, ...POSTGRES_ONLY],
           env: { HEALTHSPAN_TEST_STORE: 'postgres' },
           // Fails the run when PostgreSQL does not answer: these tests never skip.
-          globalSetup: ['test/helpers/postgres-setup.ts'],
+          globalSetup: ['test/helpers/postgres-setup.ts', LEFTOVERS],
         },
       },
     ],

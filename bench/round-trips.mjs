@@ -51,8 +51,9 @@ const quick = JSON.parse(
 const { loadConfig } = await import(path.join(root, 'dist/config.js'));
 const { startService } = await import(path.join(root, 'dist/service.js'));
 const { createLogger } = await import(path.join(root, 'dist/logger.js'));
+const { systemClock } = await import(path.join(root, 'dist/clock.js'));
 const config = loadConfig();
-const service = await startService(config, createLogger('warn'));
+const service = await startService(config, { logger: createLogger('warn'), clock: systemClock });
 
 const template = JSON.parse(fs.readFileSync(path.join(root, 'examples/submission.json'), 'utf8'));
 template.partnerId = quick.partnerId;

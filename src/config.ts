@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { CLEANER_DEFAULTS, WORKER_DEFAULTS } from './queue/defaults.js';
 
 /**
  * Every setting is defined once here: its environment variable, default and meaning.
@@ -12,6 +13,14 @@ const boolFromEnv = z
 
 /** A browser origin: scheme, host and optional port, nothing else. */
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration as a setting spells it, in its largest whole unit (`7d`, `90s`). */
+function durationText(ms: number): string {
+  const [unit, size] = Object.entries(UNIT_MS).findLast(([, size]) => ms % size === 0) ?? ['ms', 1];
+  return `${ms / size}${unit}`;
+}
 
 const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'must look like 500ms, 5s, 5m, 2h or 1d');
 
@@ -106,7 +115,7 @@ export const SETTINGS = {
   },
   WORKER_CONCURRENCY: {
     schema: z.coerce.number().int().min(0).max(1024),
-    default: '128',
+    default: String(WORKER_DEFAULTS.concurrency),
     doc: 'pipeline jobs in flight at once in this process; `0` runs no worker',
   },
   RENDER_THREADS: {
@@ -119,32 +128,32 @@ export const SETTINGS = {
   },
   JOB_LEASE_SECONDS: {
     schema: z.coerce.number().int().min(2).max(3600),
-    default: '15',
+    default: String(WORKER_DEFAULTS.leaseMs / 1000),
     doc: 'a running job’s lease; a dead worker’s job runs again within this plus 5 s',
   },
   JOB_RETRY_BASE_MS: {
     schema: z.coerce.number().int().min(1),
-    default: '1000',
-    doc: 'first retry delay; doubles per attempt (with jitter), capped at 5 minutes',
+    default: String(WORKER_DEFAULTS.retryBaseMs),
+    doc: `first retry delay; doubles per attempt (with jitter), capped at ${WORKER_DEFAULTS.retryCapMs / 60_000} minutes`,
   },
   JOB_RETENTION: {
     schema: duration,
-    default: '7d',
+    default: durationText(CLEANER_DEFAULTS.jobRetentionMs),
     doc: 'finished (completed or failed) jobs and their attempt records are deleted this long after finishing',
   },
   IDEMPOTENCY_RETENTION: {
     schema: duration,
-    default: '1d',
+    default: durationText(CLEANER_DEFAULTS.idempotencyRetentionMs),
     doc: 'an idempotency record is deleted this long after it expired (its key is free from expiry on)',
   },
   RETENTION_DAYS: {
     schema: z.coerce.number().int().min(0).max(36_500),
-    default: '0',
+    default: String(CLEANER_DEFAULTS.retentionDays),
     doc: 'submissions, results and reports older than this many days are erased; `0` keeps them until erased on request (an account may override it: `tenants set-retention`)',
   },
   AUDIT_RETENTION_DAYS: {
     schema: z.coerce.number().int().min(1).max(36_500),
-    default: '2190',
+    default: String(CLEANER_DEFAULTS.auditRetentionDays),
     doc: 'audit events are deleted this many days after they were recorded (six years by default)',
   },
   DOWNLOAD_SIGNING_SECRET: {
@@ -256,8 +265,6 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export function parseDurationMs(text: string): number {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());

@@ -24,35 +24,28 @@ export function definedIds(ids: WorkIds): WorkIds {
 
 /**
  * What one unit of work (an HTTP request, a job attempt, a maintenance pass) runs with: its ids,
- * a logger that carries them, and the service's clock (Medplum's request context). The logger is
- * made when first used: most requests log one line, from their own logger, and a child logger
- * per request was a measurable part of what an ingest cost.
+ * the logger its lines go to, and the service's clock (Medplum's request context). The ids reach
+ * every line written while the work runs through the logger's mixin (`logContext`), whichever
+ * logger writes it: no child logger per request or job, and nothing passed by hand.
  */
 export class WorkContext implements WorkIds {
   requestId: string | undefined;
   correlationId: string | undefined;
   tenantId: string | undefined;
   submissionId: string | undefined;
-  private logger: Logger | undefined;
 
   constructor(
-    /** The logger the ids are bound onto. */
-    private readonly base: Logger,
+    /** The logger this work's own lines go to (its ids come from the mixin). */
+    readonly log: Logger,
     readonly clock: Clock,
     ids: WorkIds,
-    /** Bindings of the work itself (a job's id, kind and attempt), before the ids. */
-    private readonly bindings: Record<string, unknown> = {},
+    /** Fields of the work itself (a job's id, kind and attempt), on each of its lines. */
+    private readonly bindings: Readonly<Record<string, unknown>> = {},
   ) {
     this.requestId = ids.requestId;
     this.correlationId = ids.correlationId;
     this.tenantId = ids.tenantId;
     this.submissionId = ids.submissionId;
-  }
-
-  /** The base logger with this work's ids bound. */
-  get log(): Logger {
-    this.logger ??= this.base.child({ ...this.bindings, ...definedIds(this) });
-    return this.logger;
   }
 
   /** Adds ids learnt during the work; lines logged from then on carry them. */
@@ -61,20 +54,29 @@ export class WorkContext implements WorkIds {
       const value = ids[key];
       if (value !== undefined && value !== null) this[key] = value;
     }
-    this.logger = undefined;
+  }
+
+  /** A new object per line: pino merges the line's own fields into it (they win). */
+  fields(): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...this.bindings };
+    if (this.requestId !== undefined) out.requestId = this.requestId;
+    if (this.correlationId !== undefined) out.correlationId = this.correlationId;
+    if (this.tenantId !== undefined) out.tenantId = this.tenantId;
+    if (this.submissionId !== undefined) out.submissionId = this.submissionId;
+    return out;
   }
 }
 
 const storage = new AsyncLocalStorage<WorkContext>();
 
-/** A context for `ids`, whose logger is `base` with those ids bound. */
+/** A context for `ids`, whose lines go to `log`. */
 export function workContext(
-  base: Logger,
+  log: Logger,
   clock: Clock,
   ids: WorkIds,
   bindings?: Record<string, unknown>,
 ): WorkContext {
-  return new WorkContext(base, clock, ids, bindings);
+  return new WorkContext(log, clock, ids, bindings);
 }
 
 /** Runs `fn` (and everything it starts) inside `context`. */
@@ -88,4 +90,21 @@ export function runInContext<T>(context: WorkContext, fn: () => T): T {
  */
 export function addToContext(ids: WorkIds): void {
   storage.getStore()?.add(ids);
+}
+
+/**
+ * The logger's `mixin` (`createLogger`): the fields of the work the line is written in (none
+ * outside any), called only for lines that are written, at their level.
+ */
+export function logContext(): Record<string, unknown> {
+  return storage.getStore()?.fields() ?? {};
+}
+
+/**
+ * Runs `fn` outside any work context: for what one unit of work merely sets going but that is
+ * nobody's in particular (the worker's claim loop, a pooled connection's later failure), so its
+ * lines do not carry the ids of whoever happened to start it.
+ */
+export function outsideContext<T>(fn: () => T): T {
+  return storage.exit(fn);
 }

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { logContext } from './context.js';
 
 /**
  * Paths that must never reach a log line: credentials, secrets and anything a partner
@@ -37,6 +38,9 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       formatters: { level: (label) => ({ level: label }) },
+      // Every line written while a request or a job runs carries its ids (src/context.ts); the
+      // line's own fields win. Redaction applies to the merged line.
+      mixin: logContext,
     },
     destination,
   );

@@ -1,3 +1,4 @@
+import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startService, stopOnSignals } from './service.js';
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
-  stopOnSignals(await startService(config, logger), logger);
+  stopOnSignals(await startService(config, { logger, clock: systemClock }), logger);
 }
 
 main().catch((error: unknown) => {

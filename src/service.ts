@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
-import { type Clock, systemClock } from './clock.js';
+import type { Clock } from './clock.js';
 import { type Config, ConfigError } from './config.js';
 import { configSummary } from './config-summary.js';
 import { JOB_TYPES } from './domain/statuses.js';
-import { buildApp, type ServiceRole } from './http/app.js';
+import { type AppDeps, buildApp, type ServiceRole } from './http/app.js';
 import { PageCursors } from './http/cursor.js';
 import { DownloadLinks } from './http/download-links.js';
 import { type ReadinessCheck, readiness } from './http/routes/support.js';
@@ -49,10 +49,14 @@ export interface RunningService {
 export interface ServiceOptions {
   /**
    * The service's one clock: the queue (due times, leases, retries), the steps, webhook
-   * signatures, download links, the API-key cache, maintenance and what requests stamp. Only
-   * tests set it, to move time instead of waiting for it. Unset, the real time.
+   * signatures, download links, the API-key cache, maintenance and what requests stamp. The real
+   * time (`systemClock`) in a deployment; tests pass one they move instead of waiting.
    */
-  clock?: Clock;
+  clock: Clock;
+  /** Where the lines go; the service's own logger (`createLogger`) unless given. */
+  logger?: Logger;
+  /** `all` (the default), `api` or `worker`. */
+  role?: ServiceRole;
 }
 
 /**
@@ -61,62 +65,21 @@ export interface ServiceOptions {
  * /ready on PORT for the process manager's probes. Processes that run a worker also run the
  * maintenance services (rescuer, cleaner), which take turns across processes.
  */
-export async function startService(
-  config: Config,
-  logger: Logger = createLogger(config.logLevel),
-  role: ServiceRole = 'all',
-  options: ServiceOptions = {},
-): Promise<RunningService> {
-  if (role === 'worker' && config.workerConcurrency <= 0) {
-    throw new ConfigError('a worker process needs WORKER_CONCURRENCY above 0');
-  }
-  if (config.webhookAllowInsecure) {
-    logger.warn(
-      'WEBHOOK_ALLOW_INSECURE is on: callbacks may go to http:// and to loopback or private addresses. Development and tests only.',
-    );
-  }
-  if (config.databaseUrl && (!config.downloadSigningSecret || !config.webhookSecretsKey)) {
-    logger.warn(
-      'DATABASE_URL is set but DOWNLOAD_SIGNING_SECRET or WEBHOOK_SECRETS_KEY is not: each is generated into DATA_DIR, so processes that do not share DATA_DIR will not accept each other’s download links or open each other’s webhook secrets. Set both, the same everywhere.',
-    );
-  }
-  const clock = options.clock ?? systemClock;
+export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
+  const { clock, role = 'all', logger = createLogger(config.logLevel) } = options;
+  checkSettings(config, role, logger);
   // Before the store opens: the pg instrumentation must patch the client before it connects.
   const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: VERSION, role }) : undefined;
-  const store = Store.open(config, logger, clock, { background: true });
+  const store = Store.open(config, { clock, logger, background: true });
   if (config.migrateOnStart) {
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
-  const secret = config.downloadSigningSecret
-    ? Buffer.from(config.downloadSigningSecret, 'utf8')
-    : loadOrCreateSecret(config.dataDir, 'download-signing.key');
-  const links = new DownloadLinks(secret, config.publicBaseUrl, config.downloadUrlTtlSeconds);
-  const cursors = new PageCursors(secret);
   const background =
     role !== 'api' && config.workerConcurrency > 0 ? createWorker(config, store, logger, clock) : undefined;
   const worker = background?.worker;
   const readinessChecks = worker ? [{ name: 'queue' as const, check: () => worker.health() }] : [];
-  const app = await buildApp({
-    config,
-    // Two functions, not the store: nothing reachable from a route leads to `store.system`.
-    tenants: { forTenant: (id) => store.forTenant(id), forArtifact: (id) => store.forArtifact(id) },
-    isReady: () => store.isReady(),
-    authenticator: new Authenticator(store.system.accounts, { clock: () => clock().getTime() }),
-    logger,
-    links,
-    cursors,
-    testEvents: new TestEvents(
-      new WebhookAdmin(store.system, secretBoxFor(config), {
-        allowInsecure: config.webhookAllowInsecure,
-        scheduleMs: config.webhookRetryScheduleMs,
-        clock,
-      }),
-    ),
-    clock,
-    role,
-    readinessChecks,
-  });
+  const app = await buildApp(appDeps(config, store, { clock, logger, role, readinessChecks }));
   await app.listen({ port: config.port, host: config.host });
   const metrics =
     config.metricsPort === undefined
@@ -136,7 +99,6 @@ export async function startService(
     },
     'healthspan listening',
   );
-  let stopping: Promise<void> | undefined;
   return {
     app,
     store,
@@ -145,20 +107,75 @@ export async function startService(
     logger,
     url: `http://${host}:${port}`,
     metricsUrl: metrics?.server.url,
-    stop() {
-      stopping ??= (async () => {
-        await app.close();
-        await background?.maintenance.stop();
-        await worker?.stop();
-        await metrics?.server.close();
-        metrics?.registry.close();
-        await store.close();
-        // Last: the spans of the shutdown's own writes are exported too.
-        await stopTracing?.();
-        logger.info({ role }, 'healthspan stopped');
-      })();
-      return stopping;
-    },
+    stop: once(async () => {
+      await app.close();
+      await background?.maintenance.stop();
+      await worker?.stop();
+      await metrics?.server.close();
+      metrics?.registry.close();
+      await store.close();
+      // Last: the spans of the shutdown's own writes are exported too.
+      await stopTracing?.();
+      logger.info({ role }, 'healthspan stopped');
+    }),
+  };
+}
+
+/** Refuses a worker with nothing to run; warns of settings fit for development only. */
+function checkSettings(config: Config, role: ServiceRole, logger: Logger): void {
+  if (role === 'worker' && config.workerConcurrency <= 0) {
+    throw new ConfigError('a worker process needs WORKER_CONCURRENCY above 0');
+  }
+  if (config.webhookAllowInsecure) {
+    logger.warn(
+      'WEBHOOK_ALLOW_INSECURE is on: callbacks may go to http:// and to loopback or private addresses. Development and tests only.',
+    );
+  }
+  if (config.databaseUrl && (!config.downloadSigningSecret || !config.webhookSecretsKey)) {
+    logger.warn(
+      'DATABASE_URL is set but DOWNLOAD_SIGNING_SECRET or WEBHOOK_SECRETS_KEY is not: each is generated into DATA_DIR, so processes that do not share DATA_DIR will not accept each other’s download links or open each other’s webhook secrets. Set both, the same everywhere.',
+    );
+  }
+}
+
+/** What the HTTP app is built from: the store reached only through two functions, and the clock. */
+function appDeps(
+  config: Config,
+  store: Store,
+  parts: { clock: Clock; logger: Logger; role: ServiceRole; readinessChecks: ReadinessCheck[] },
+): AppDeps {
+  const { clock } = parts;
+  const secret = config.downloadSigningSecret
+    ? Buffer.from(config.downloadSigningSecret, 'utf8')
+    : loadOrCreateSecret(config.dataDir, 'download-signing.key');
+  return {
+    config,
+    // Two functions, not the store: nothing reachable from a route leads to `store.system`.
+    tenants: { forTenant: (id) => store.forTenant(id), forArtifact: (id) => store.forArtifact(id) },
+    isReady: () => store.isReady(),
+    authenticator: new Authenticator(store.system.accounts, { clock: () => clock().getTime() }),
+    logger: parts.logger,
+    links: new DownloadLinks(secret, config.publicBaseUrl, config.downloadUrlTtlSeconds),
+    cursors: new PageCursors(secret),
+    testEvents: new TestEvents(
+      new WebhookAdmin(store.system, secretBoxFor(config), {
+        allowInsecure: config.webhookAllowInsecure,
+        scheduleMs: config.webhookRetryScheduleMs,
+        clock,
+      }),
+    ),
+    clock,
+    role: parts.role,
+    readinessChecks: parts.readinessChecks,
+  };
+}
+
+/** `fn` run once, however often it is called; every call gets that run's promise. */
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => {
+    running ??= fn();
+    return running;
   };
 }
 
@@ -252,8 +269,8 @@ export function createWorker(
         auditRetentionDays: config.auditRetentionDays,
       }),
     ],
-    logger,
     clock,
+    logger,
   );
   return { worker, maintenance };
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseDurationMs, SETTINGS } from '../src/config.js';
+import { CLEANER_DEFAULTS, WORKER_DEFAULTS } from '../src/queue/defaults.js';
 
 const README = fs.readFileSync(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
 
@@ -25,6 +26,19 @@ describe('configuration', () => {
     expect(config.webhookRetryScheduleMs).toEqual([0, 5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6]);
     expect(config.webhookAllowInsecure).toBe(false);
     expect(config.bodyLimitBytes).toBe(1024 * 1024);
+  });
+
+  it('loads the queue’s defaults from its one table, spelled as the README spells them', () => {
+    const config = loadConfig({});
+    expect(config.workerConcurrency).toBe(WORKER_DEFAULTS.concurrency);
+    expect(config.jobLeaseSeconds * 1000).toBe(WORKER_DEFAULTS.leaseMs);
+    expect(config.jobRetryBaseMs).toBe(WORKER_DEFAULTS.retryBaseMs);
+    expect(config.jobRetentionMs).toBe(CLEANER_DEFAULTS.jobRetentionMs);
+    expect(config.idempotencyRetentionMs).toBe(CLEANER_DEFAULTS.idempotencyRetentionMs);
+    expect(config.retentionDays).toBe(CLEANER_DEFAULTS.retentionDays);
+    expect(config.auditRetentionDays).toBe(CLEANER_DEFAULTS.auditRetentionDays);
+    expect([SETTINGS.JOB_RETENTION.default, SETTINGS.IDEMPOTENCY_RETENTION.default]).toEqual(['7d', '1d']);
+    expect(SETTINGS.JOB_RETRY_BASE_MS.doc).toContain('capped at 5 minutes');
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { Store } from '../store/index.js';
 import { print } from './output.js';
+import { openStore } from './store.js';
 
 /** `healthspan migrate`: creates the store when there is none. */
 export function addMigrateCommand(program: Command): void {
@@ -9,8 +9,7 @@ export function addMigrateCommand(program: Command): void {
     .command('migrate')
     .description('Apply pending database migrations')
     .action(async () => {
-      const config = loadConfig();
-      const store = Store.open(config);
+      const store = openStore(loadConfig());
       try {
         print(await store.migrate());
       } finally {

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
@@ -20,7 +21,7 @@ export function addServeCommand(program: Command): void {
     .action(async (opts: { role: ServiceRole }) => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
-      stopOnSignals(await startService(config, logger, opts.role), logger);
+      stopOnSignals(await startService(config, { logger, role: opts.role, clock: systemClock }), logger);
       await new Promise(() => {});
     });
 }

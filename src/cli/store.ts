@@ -1,13 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../config.js';
-import { isPostgresUrl, Store, type SystemStore, sqliteFile } from '../store/index.js';
+import { systemClock } from '../clock.js';
+import { type Config, loadConfig } from '../config.js';
+import { NoStoreError, Store, type SystemStore } from '../store/index.js';
 import { operatorOrigin } from '../store/repositories/accounts.js';
 import { UsageError } from './arguments.js';
 
 /** Every change a command makes is audited as the operator's, under one id per command. */
 export const ORIGIN = operatorOrigin(`cli:${randomUUID()}`);
+
+/** The operator's store, on the real time; `existing`: refuse, naming it, a store that is not there. */
+export function openStore(config: Config, opts: { existing?: boolean } = {}): Store {
+  try {
+    return Store.open(config, { clock: systemClock, existing: opts.existing === true });
+  } catch (error) {
+    if (!(error instanceof NoStoreError)) throw error;
+    throw new UsageError(
+      `${error.message} (DATA_DIR=${path.resolve(config.dataDir)}); run "healthspan migrate" there to create one, or set DATA_DIR to the service's data directory`,
+    );
+  }
+}
 
 /**
  * Opens the store a command works on. Only `migrate`, `quickstart` and `serve` may create one
@@ -20,16 +32,7 @@ export async function withStore<T>(
   opts: { create?: boolean } = {},
 ): Promise<T> {
   const config = loadConfig();
-  if (!opts.create && !isPostgresUrl(config.databaseUrl)) {
-    const dir = path.resolve(config.dataDir);
-    const file = sqliteFile(dir);
-    if (!fs.existsSync(file)) {
-      throw new UsageError(
-        `no store at ${file} (DATA_DIR=${dir}); run "healthspan migrate" there to create one, or set DATA_DIR to the service's data directory`,
-      );
-    }
-  }
-  const store = Store.open(config);
+  const store = openStore(config, { existing: !opts.create });
   try {
     if (opts.create) await store.migrate();
     else {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
 import type { ApiMode } from '../domain/mode.js';
 import { WebhookAdmin } from '../webhooks/admin.js';
@@ -14,6 +15,7 @@ async function withWebhooks<T>(fn: (admin: WebhookAdmin) => Promise<T>): Promise
       new WebhookAdmin(store, secretBoxFor(config), {
         allowInsecure: config.webhookAllowInsecure,
         scheduleMs: config.webhookRetryScheduleMs,
+        clock: systemClock,
         origin: ORIGIN,
       }),
     ),

@@ -83,10 +83,46 @@ const TIMEOUT_CHECK_MS = 1000;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  const logger = deps.logger as FastifyBaseLogger;
+  const app = createFastify(config, deps.logger as FastifyBaseLogger);
+  installErrorHandling(app);
+  installRouteTable(app);
+  installWorkContext(app, deps.clock);
+  installAccessLog(app);
+  installBodyReading(app, config.bodyLimitBytes);
+  if (config.corsAllowedOrigins.length > 0) await installCors(app, config.corsAllowedOrigins);
+
+  const support = {
+    isReady: deps.isReady,
+    checks: deps.readinessChecks ?? [],
+    clock: deps.clock,
+    openApi: { json: openApiDocument, yaml: openApiYaml },
+  };
+  if (deps.role === 'worker') {
+    await app.register(supportRoutes, support);
+    return app;
+  }
+  const shared = config.rateLimitPerMinute > 0 || config.authFailuresPerMinute > 0;
+  const redis = config.redisUrl && shared ? await connectRedis(app, config.redisUrl, deps.logger) : undefined;
+  await installRateLimit(app, config, redis);
+  const failures =
+    config.authFailuresPerMinute > 0
+      ? new AuthFailureLimit(
+          config.authFailuresPerMinute,
+          redis ? new RedisFailureStore(redis) : new LocalFailureStore(),
+          () => deps.clock().getTime(),
+        )
+      : undefined;
+  installAuth(app, deps.authenticator, deps.tenants, failures);
+  await app.register(supportRoutes, support);
+  await registerPartnerRoutes(app, deps);
+  return app;
+}
+
+/** The Fastify instance with the server settings: timeouts, limits, request ids, client errors. */
+function createFastify(config: AppDeps['config'], logger: FastifyBaseLogger): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
-    // Our own one-line access log below never includes bodies or credentials.
+    // Our own one-line access log (`installAccessLog`) never includes bodies or credentials.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
@@ -117,8 +153,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // then ends the socket at once and the answer is lost; with this (a long-standing property of
   // http.Server) it closes the connection after the answer instead.
   (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  return app;
+}
 
-  installErrorHandling(app);
+/** `app.routeTable`: every method and path registered. */
+function installRouteTable(app: FastifyInstance): void {
   const routeTable: Array<{ method: string; url: string }> = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
@@ -126,13 +165,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       routeTable.push({ method, url: route.url });
     }
   });
+}
 
-  // Every request runs in a work context (request id, correlation id; the account once
-  // authenticated): what it causes (its jobs, their callbacks) carries the same ids.
+/**
+ * Every request runs in a work context (request id, correlation id; the account once
+ * authenticated): every line written while it runs carries them, and what it causes (its jobs,
+ * their callbacks) carries the same ids. With tracing on, the request's span starts here too.
+ */
+function installWorkContext(app: FastifyInstance, clock: Clock): void {
   app.addHook('onRequest', (request, _reply, done) => {
     const correlation = request.headers['x-correlation-id'];
     // The request's logger is a child of the pino logger this app was built with.
-    const context = workContext(request.log as unknown as Logger, deps.clock, {
+    const context = workContext(request.log as unknown as Logger, clock, {
       requestId: request.id,
       correlationId: typeof correlation === 'string' && correlation.trim() !== '' ? correlation : undefined,
     });
@@ -164,6 +208,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest('submissionLog', null);
   app.decorateRequest('traceSpan', null);
+}
+
+/** One line per answered request, and its telemetry. */
+function installAccessLog(app: FastifyInstance): void {
   // A callback hook: no promise per answer. The access line is only built when it is written.
   app.addHook('onResponse', (request, reply, done) => {
     requestTelemetry(request, reply);
@@ -187,59 +235,37 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     done();
   });
+}
 
-  installBodyReading(app, config.bodyLimitBytes);
+/** Browsers on the allowed origins may call the API and read the headers it answers with. */
+async function installCors(app: FastifyInstance, origins: string[]): Promise<void> {
+  await app.register(cors, {
+    origin: origins,
+    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    allowedHeaders: [
+      'Content-Type',
+      'Authorization',
+      'X-Api-Key',
+      'Idempotency-Key',
+      'X-Correlation-Id',
+      'X-Request-Id',
+    ],
+    exposedHeaders: [
+      'X-Request-Id',
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Retry-After',
+      'Location',
+      'Idempotent-Replayed',
+    ],
+    strictPreflight: false,
+    maxAge: 600,
+  });
+}
 
-  if (config.corsAllowedOrigins.length > 0) {
-    await app.register(cors, {
-      origin: config.corsAllowedOrigins,
-      methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-      allowedHeaders: [
-        'Content-Type',
-        'Authorization',
-        'X-Api-Key',
-        'Idempotency-Key',
-        'X-Correlation-Id',
-        'X-Request-Id',
-      ],
-      exposedHeaders: [
-        'X-Request-Id',
-        'RateLimit-Limit',
-        'RateLimit-Remaining',
-        'RateLimit-Reset',
-        'Retry-After',
-        'Location',
-        'Idempotent-Replayed',
-      ],
-      strictPreflight: false,
-      maxAge: 600,
-    });
-  }
-
-  const support = {
-    isReady: deps.isReady,
-    checks: deps.readinessChecks ?? [],
-    clock: deps.clock,
-    openApi: { json: openApiDocument, yaml: openApiYaml },
-  };
-  if (deps.role === 'worker') {
-    await app.register(supportRoutes, support);
-    return app;
-  }
-  const shared = config.rateLimitPerMinute > 0 || config.authFailuresPerMinute > 0;
-  const redis = config.redisUrl && shared ? await connectRedis(app, config.redisUrl, deps.logger) : undefined;
-  await installRateLimit(app, config, redis);
-  const failures =
-    config.authFailuresPerMinute > 0
-      ? new AuthFailureLimit(
-          config.authFailuresPerMinute,
-          redis ? new RedisFailureStore(redis) : new LocalFailureStore(),
-          () => deps.clock().getTime(),
-        )
-      : undefined;
-  installAuth(app, deps.authenticator, deps.tenants, failures);
-
-  await app.register(supportRoutes, support);
+/** The partner API's routes (behind authentication and the limits). */
+async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   await app.register(probeRoutes);
   await app.register(submissionRoutes, { clock: deps.clock });
   await app.register(resultRoutes, { links: deps.links, clock: deps.clock });
@@ -252,5 +278,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(erasureRoutes);
   await app.register(auditRoutes);
   await app.register(testEventRoutes, { sender: deps.testEvents });
-  return app;
 }

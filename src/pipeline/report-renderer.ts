@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ArtifactType } from '../domain/submission/outcomes.js';
 import { renderAll } from './render-all.js';
@@ -62,12 +60,10 @@ export class ThreadedReportRenderer implements ReportRenderer {
 }
 
 /**
- * The compiled CommonJS entry beside this file (`render-entry.cts`, which imports the renderer);
- * from sources (tests), the build's copy. CommonJS because piscina require()s the file first,
- * and Node 20's require() of an ES module can abort the process (see that file).
+ * The thread entry beside this module (`render-entry.cts`, built to `.cjs`). CommonJS because
+ * piscina require()s the file first, and Node 20's require() of an ES module can abort the
+ * process (see that file). From sources (tests), the tests' loader runs the `.cts` itself.
  */
 function workerFile(): string {
-  const sibling = new URL('./render-entry.cjs', import.meta.url);
-  if (existsSync(fileURLToPath(sibling))) return sibling.href;
-  return new URL('../../dist/pipeline/render-entry.cjs', import.meta.url).href;
+  return new URL('./render-entry.cjs', import.meta.url).href;
 }

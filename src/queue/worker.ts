@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import { type Clock, systemClock } from '../clock.js';
-import { runInContext, type WorkContext, workContext } from '../context.js';
+import type { Clock } from '../clock.js';
+import { outsideContext, runInContext, type WorkContext, workContext } from '../context.js';
 import type { JobNotifier } from '../jobs/notifier.js';
 import type { ClaimedJob } from '../jobs/types.js';
 import type { Committer } from '../store/commit-batcher.js';
 import type { JobsRepository } from '../store/repositories/jobs.js';
 import { emit, type TelemetryEvents } from '../telemetry/events.js';
 import { inSpan, type TraceSpan } from '../telemetry/tracing.js';
+import { WORKER_DEFAULTS } from './defaults.js';
 import { type FailurePlan, logFailure, planFailure, type RetryPolicy, recordFailure } from './failure.js';
 import type { JobKinds } from './kinds.js';
 import { type JobDefinition, PermanentJobError } from './types.js';
@@ -24,7 +25,7 @@ export interface WorkerOptions {
   kinds: JobKinds;
   logger?: Logger;
   /** The service's clock: due times, leases, retry delays, and what steps stamp. */
-  clock?: Clock;
+  clock: Clock;
   /** Jobs in flight at once in this process. */
   concurrency?: number;
   /** Lease length; a dead worker's job is rescued (`Rescuer`) once it has run out. */
@@ -38,15 +39,6 @@ export interface WorkerOptions {
   retryCapMs?: number;
   workerId?: string;
 }
-
-/** The defaults, written next to what they govern; the same as the service settings' (config.ts). */
-export const WORKER_DEFAULTS = {
-  concurrency: 128,
-  leaseMs: 15_000,
-  pollMs: 1_000,
-  retryBaseMs: 1_000,
-  retryCapMs: 5 * 60_000,
-} as const;
 
 /** A third of the lease, so two beats can be missed before it runs out; at least 500 ms. */
 function heartbeatFor(leaseMs: number): number {
@@ -94,7 +86,7 @@ export class Worker {
 
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
-    this.clock = o.clock ?? systemClock;
+    this.clock = o.clock;
     this.logger = o.logger ?? pino({ level: 'silent' });
     this.kinds = o.kinds.names();
     this.concurrency = o.concurrency ?? WORKER_DEFAULTS.concurrency;
@@ -165,7 +157,9 @@ export class Worker {
       return;
     }
     this.claiming = true;
-    this.claimRun = this.claimLoop().finally(() => {
+    // Kicked from within a request or a job (an enqueue, a completion): the claim loop is the
+    // worker's own, and the jobs it claims each run in their own context.
+    this.claimRun = outsideContext(() => this.claimLoop()).finally(() => {
       this.claiming = false;
       if (this.claimAgain && !this.stopping) {
         this.claimAgain = false;
@@ -244,10 +238,7 @@ export class Worker {
       const completion = await def.run(job, {
         signal,
         clock: this.clock,
-        // Read when used: ids the step adds to its context (`addToContext`) show from then on.
-        get log() {
-          return context.log;
-        },
+        log: context.log,
       });
       if (signal.aborted) throw new LeaseLost();
       const chained: ClaimedJob[] = [];

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pino, { type Logger } from 'pino';
-import { type Clock, systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import { JobNotifier } from '../jobs/notifier.js';
@@ -38,7 +38,15 @@ export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//.test(url);
 }
 
-export { sqliteFile } from './sqlite/driver.js';
+export { NoStoreError } from './sqlite/driver.js';
+
+/** How a store is opened: its clock always; the rest as the caller needs. */
+export interface StoreOptions extends SqliteDriverOptions {
+  /** The service's clock: what the store stamps (accounts, ingest, idempotency expiry). */
+  clock: Clock;
+  /** Receives connection trouble (never credentials); silent when not given. */
+  logger?: Logger;
+}
 
 /**
  * Unscoped access to everything the service keeps: for workers, the CLI and the authenticator,
@@ -84,16 +92,26 @@ export class Store implements TenantGateway, ArtifactGateway {
   readonly system: SystemStore;
   private readonly tenants = new LRUCache<string, TenantAccess>({ max: 10_000 });
 
+  private readonly clock: Clock;
+
   constructor(
     readonly driver: Driver,
     policy: { slaSeconds: number; maxAttempts: number },
-    logger: Logger = pino({ level: 'silent' }),
-    private readonly clock: Clock = systemClock,
-    /** Made when first needed (an erasure): it may create the key file in DATA_DIR. */
-    sealer: () => Sealer = () => {
-      throw new Error('this store was opened without a key to seal erasure records with');
+    deps: {
+      clock: Clock;
+      logger?: Logger;
+      /** Made when first needed (an erasure): it may create the key file in DATA_DIR. */
+      sealer?: () => Sealer;
     },
   ) {
+    const { clock } = deps;
+    this.clock = clock;
+    const logger = deps.logger ?? pino({ level: 'silent' });
+    const sealer =
+      deps.sealer ??
+      (() => {
+        throw new Error('this store was opened without a key to seal erasure records with');
+      });
     const batcher = driver.committer;
     const notifier = new JobNotifier(driver.wakeSource(logger));
     const audit = new AuditRepository(driver);
@@ -137,14 +155,13 @@ export class Store implements TenantGateway, ArtifactGateway {
     };
   }
 
-  /** `logger` receives connection trouble (never credentials); silent when not given. */
-  static open(
-    config: StoreConfig,
-    logger: Logger = pino({ level: 'silent' }),
-    clock: Clock = systemClock,
-    /** The service's store: background work (SQLite's checkpoints) runs off the event loop. */
-    options: SqliteDriverOptions = {},
-  ): Store {
+  /**
+   * Opens the store `config` names. With `existing`, a SQLite store that is not there is not
+   * created: `NoStoreError` (a PostgreSQL database is never created; `isReady` says whether it
+   * is migrated).
+   */
+  static open(config: StoreConfig, options: StoreOptions): Store {
+    const { clock, logger = pino({ level: 'silent' }) } = options;
     if (config.databaseUrl !== undefined && !isPostgresUrl(config.databaseUrl)) {
       throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
     }
@@ -155,11 +172,15 @@ export class Store implements TenantGateway, ArtifactGateway {
     return new Store(
       driver,
       { slaSeconds: config.slaSeconds, maxAttempts: config.jobMaxAttempts },
-      logger,
-      clock,
-      // The key that seals webhook secrets (WEBHOOK_SECRETS_KEY, else generated in DATA_DIR).
-      () =>
-        new SecretBox(config.webhookSecretsKey ?? loadOrCreateSecret(config.dataDir, 'webhook-secrets.key')),
+      {
+        clock,
+        logger,
+        // The key that seals webhook secrets (WEBHOOK_SECRETS_KEY, else generated in DATA_DIR).
+        sealer: () =>
+          new SecretBox(
+            config.webhookSecretsKey ?? loadOrCreateSecret(config.dataDir, 'webhook-secrets.key'),
+          ),
+      },
     );
   }
 

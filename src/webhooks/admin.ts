@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Clock, systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import type { ApiMode } from '../domain/mode.js';
 import type { SecretBox } from '../secret-box.js';
@@ -27,8 +27,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 
 export interface WebhookAdminOptions {
   allowInsecure: boolean;
-  /** The time registrations, rotations and redeliveries are stamped with; the real time unless given. */
-  clock?: Clock;
+  /** The time registrations, rotations and redeliveries are stamped with. */
+  clock: Clock;
   scheduleMs: number[];
   /** DNS for the registration check; the system resolver unless a test supplies one. */
   resolve?: Resolver;
@@ -226,7 +226,7 @@ export class WebhookAdmin {
   }
 
   private now(): Date {
-    return (this.o.clock ?? systemClock)();
+    return this.o.clock();
   }
 
   /** An operator trying a local receiver needs to know the switch exists (and what it is for). */

@@ -198,9 +198,7 @@ async function openSubject(
   const store = new Store(
     used,
     { slaSeconds: 300, maxAttempts: 3 },
-    silent,
-    clock.date,
-    () => new SecretBox(KEY),
+    { clock: clock.date, logger: silent, sealer: () => new SecretBox(KEY) },
   );
   await store.migrate();
   return {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import type { Driver } from '../../src/store/driver.js';
 import { Store } from '../../src/store/index.js';
 import { MAINTENANCE_LOCK_KEYS } from '../../src/store/locks.js';
@@ -41,13 +42,13 @@ const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0
 const subjects: Record<'sqlite' | 'postgres', () => Promise<Subject>> = {
   async sqlite() {
     const driver = openSqliteDriver(tempDataDir());
-    const store = new Store(driver, { slaSeconds: 300, maxAttempts: 5 });
+    const store = new Store(driver, { slaSeconds: 300, maxAttempts: 5 }, { clock: systemClock });
     return { driver, store, close: () => store.close() };
   },
   async postgres() {
     const database = await createTestDatabase();
     const driver = openPostgresDriver(database.url, 4, silent);
-    const store = new Store(driver, { slaSeconds: 300, maxAttempts: 5 });
+    const store = new Store(driver, { slaSeconds: 300, maxAttempts: 5 }, { clock: systemClock });
     return {
       driver,
       store,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { Store } from '../../src/store/index.js';
 import { sqliteFile } from '../../src/store/sqlite/driver.js';
 import { tempDataDir } from '../helpers/dirs.js';
@@ -17,11 +18,7 @@ describe('SQLite checkpoints', () => {
     const dataDir = tempDataDir();
     store = Store.open(
       { dataDir, databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 },
-      undefined,
-      undefined,
-      {
-        background: true,
-      },
+      { clock: systemClock, background: true },
     );
     await store.migrate();
     const db = store.driver.db;
@@ -49,12 +46,10 @@ describe('SQLite checkpoints', () => {
   });
 
   it('in a short-lived process (the CLI): SQLite’s own, at 1,000 pages', async () => {
-    store = Store.open({
-      dataDir: tempDataDir(),
-      databaseUrl: undefined,
-      slaSeconds: 300,
-      jobMaxAttempts: 5,
-    });
+    store = Store.open(
+      { dataDir: tempDataDir(), databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 },
+      { clock: systemClock },
+    );
     const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
       store.driver.db,
     );

@@ -4,6 +4,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { Store } from '../../src/store/index.js';
 import { sqliteFile } from '../../src/store/sqlite/driver.js';
 import { tempDataDir } from '../helpers/dirs.js';
@@ -30,7 +31,10 @@ afterEach(async () => {
 });
 
 function openStore(dataDir: string): Store {
-  const store = Store.open({ dataDir, databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 });
+  const store = Store.open(
+    { dataDir, databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 },
+    { clock: systemClock },
+  );
   stores.push(store);
   return store;
 }

@@ -64,7 +64,7 @@ export function startPipelineWorker(
     retry,
     intervalMs: opts.rescueEveryMs ?? 250,
   });
-  const maintenance = new Maintenance([rescuer], logger, clock);
+  const maintenance = new Maintenance([rescuer], clock, logger);
   worker.onStopped(() => maintenance.stop());
   worker.start();
   maintenance.start();

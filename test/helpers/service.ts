@@ -3,10 +3,11 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-keys.js';
+import { type Clock, systemClock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { ServiceRole } from '../../src/http/app.js';
 import { createLogger } from '../../src/logger.js';
-import { type RunningService, type ServiceOptions, startService } from '../../src/service.js';
+import { type RunningService, startService } from '../../src/service.js';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { createTestDatabase, testStoreKind } from './database.js';
 import { tempDataDir } from './dirs.js';
@@ -34,7 +35,8 @@ export interface TestService extends RunningService {
 export async function startTestService(
   env: Record<string, string> = {},
   role: ServiceRole = 'all',
-  options: ServiceOptions = {},
+  /** The service's clock: a test's own to move, or the real time when the test does not care. */
+  options: { clock?: Clock } = {},
 ): Promise<TestService> {
   const dataDir = env.DATA_DIR ?? tempDataDir();
   const database =
@@ -56,7 +58,11 @@ export async function startTestService(
   });
   let service: RunningService;
   try {
-    service = await startService(config, createLogger(config.logLevel, sink), role, options);
+    service = await startService(config, {
+      logger: createLogger(config.logLevel, sink),
+      role,
+      clock: options.clock ?? systemClock,
+    });
   } catch (error) {
     await database?.drop();
     throw error;

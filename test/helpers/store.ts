@@ -1,3 +1,4 @@
+import { systemClock } from '../../src/clock.js';
 import { Store, type StoreConfig } from '../../src/store/index.js';
 import type { IngestCommand } from '../../src/store/repositories/ingest.js';
 import { createTestDatabase, testStoreKind } from './database.js';
@@ -20,7 +21,7 @@ export async function openTestStore(
     jobMaxAttempts: 5,
     ...policy,
   };
-  const store = Store.open(config);
+  const store = Store.open(config, { clock: systemClock });
   configs.set(store, config);
   if (database) {
     const close = store.close.bind(store);
@@ -44,7 +45,7 @@ export async function openTestStore(
 export function openSecondStore(store: Store): Store {
   const config = configs.get(store);
   if (!config?.databaseUrl) throw new Error('openSecondStore needs a PostgreSQL store from openTestStore');
-  return Store.open(config);
+  return Store.open(config, { clock: systemClock });
 }
 
 /** An ingest command with placeholder content, for store-level tests that need submissions. */

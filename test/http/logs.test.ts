@@ -189,3 +189,89 @@ describe('one submission’s lines', () => {
     }
   });
 });
+
+describe('lines written deep inside a request or a job', () => {
+  it('carry the work’s ids from its context, though nobody passed them', async () => {
+    const receiver = new TestReceiver();
+    const url = await receiver.start();
+    const service = await startTestService({ WEBHOOK_ALLOW_INSECURE: 'true' });
+    try {
+      const account = await createAccount(service);
+      const set = await cliFor(service, ['webhooks', 'set', '--partner', account.partnerId, '--url', url]);
+      expect(set.code, set.stderr).toBe(0);
+      const res = await postSubmission(service, bodyFor(account), {
+        apiKey: account.apiKey,
+        correlationId: 'corr-deep',
+        headers: { 'x-request-id': 'req-deep-1' },
+      });
+      expect(res.status).toBe(202);
+      const submissionId = res.json.submissionId as string;
+      await waitUntil(
+        async () =>
+          lines(service.logs).some((l) => l.msg === 'job completed' && l.jobType === 'webhook.deliver'),
+        60_000,
+        'the callback to be delivered',
+      );
+
+      // Inside a job: the delivery step logs its own fields only; the ids are its context's,
+      // the submission among them once the step added it.
+      const delivered = lines(service.logs).find((l) => l.msg === 'webhook delivered');
+      expect(delivered).toMatchObject({
+        requestId: 'req-deep-1',
+        correlationId: 'corr-deep',
+        tenantId: account.tenantId,
+        submissionId,
+        jobId: expect.any(String),
+        jobType: 'webhook.deliver',
+        attempt: 1,
+      });
+
+      // Inside a request: the artifact route notices altered bytes and says so from deep in its
+      // handler, after the download link led it to the account. Its line carries that request's
+      // ids, though the download names no key and sends none of them on the line.
+      const detail = await fetch(`${service.url}/v1/submissions/${submissionId}`, {
+        headers: { 'x-api-key': account.apiKey },
+      });
+      const resultId = ((await detail.json()) as { resultId: string }).resultId;
+      const result = await fetch(`${service.url}/v1/results/${resultId}`, {
+        headers: { 'x-api-key': account.apiKey },
+      });
+      const items = (
+        (await result.json()) as {
+          artifacts: { items: Array<{ artifactId: string; access: { downloadUrl: string } }> };
+        }
+      ).artifacts.items;
+      const item = items[0]!;
+      await service.store.driver.db
+        .updateTable('artifact_contents')
+        .set({ body: Buffer.from('bytes-altered-by-the-test') })
+        .where('artifact_id', '=', item.artifactId)
+        .execute();
+      const link = new URL(item.access.downloadUrl);
+      const download = await fetch(`${service.url}${link.pathname}${link.search}`, {
+        headers: { 'x-request-id': 'req-deep-2', 'x-correlation-id': 'corr-deep-2' },
+      });
+      expect(download.status).toBe(200);
+      const altered = lines(service.logs).find(
+        (l) => l.msg === 'artifact bytes missing or altered; rendering them again',
+      );
+      expect(altered).toMatchObject({
+        requestId: 'req-deep-2',
+        correlationId: 'corr-deep-2',
+        tenantId: account.tenantId,
+        artifactId: item.artifactId,
+      });
+
+      // Outside any work (the service's own lines), none.
+      const start = lines(service.logs).find((l) => l.msg === 'healthspan listening');
+      expect(start).not.toHaveProperty('requestId');
+      expect(start).not.toHaveProperty('tenantId');
+      const text = service.logs.join('');
+      expect(text).not.toContain(account.apiKey);
+      expect(text).not.toContain('bytes-altered-by-the-test');
+    } finally {
+      await service.stop();
+      await receiver.stop();
+    }
+  });
+});

@@ -3,7 +3,6 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import { JOBS_CHANNEL } from '../../src/store/migrations/0005_job_notifications.js';
 import {
   clientConfig,
   connectPostgres,
@@ -11,6 +10,7 @@ import {
   PG_TIMEOUTS,
 } from '../../src/store/postgres/connect.js';
 import { PostgresJobListener } from '../../src/store/postgres/job-listener.js';
+import { JOBS_CHANNEL } from '../../src/store/postgres/jobs-channel.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { Store } from '../../src/store/index.js';
 import { type Executor, namedQuery, preparedStatementName, slot } from '../../src/store/prepared.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -19,13 +20,16 @@ let store: Store;
 beforeEach(async () => {
   database = await createTestDatabase();
   // One connection, so every statement below and the view read after it share one session.
-  store = Store.open({
-    dataDir: tempDataDir(),
-    databaseUrl: database.url,
-    databasePoolSize: 1,
-    slaSeconds: 300,
-    jobMaxAttempts: 5,
-  });
+  store = Store.open(
+    {
+      dataDir: tempDataDir(),
+      databaseUrl: database.url,
+      databasePoolSize: 1,
+      slaSeconds: 300,
+      jobMaxAttempts: 5,
+    },
+    { clock: systemClock },
+  );
   await store.migrate();
 });
 afterEach(async () => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { JobKinds } from '../../src/queue/kinds.js';
 import type { JobDefinition } from '../../src/queue/types.js';
 import { Worker } from '../../src/queue/worker.js';
@@ -36,6 +37,7 @@ function startWorker(
     store: store.system,
     kinds: new JobKinds().register('webhook.deliver', definition),
     logger: pino({ level: 'silent' }),
+    clock: systemClock,
     concurrency: 8,
     // No test here is about leases: one that cannot run out, however loaded the machine.
     leaseMs: 600_000,

@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { logContext } from '../../src/context.js';
 import { JobKinds } from '../../src/queue/kinds.js';
 import { Cleaner } from '../../src/queue/maintenance/cleaner.js';
 import { Rescuer } from '../../src/queue/maintenance/rescuer.js';
@@ -43,8 +45,9 @@ function newJob(clock: ManualClock, maxAttempts = 2): NewJob {
 /** A logger whose lines the test reads. */
 function capturedLogger() {
   const lines: string[] = [];
+  // With the service's mixin: a line carries the ids of the work it is written in.
   const logger = pino(
-    { level: 'info' },
+    { level: 'info', mixin: logContext },
     new Writable({
       write(chunk, _enc, cb) {
         lines.push(String(chunk));
@@ -229,7 +232,7 @@ describe('the maintenance runner', () => {
         throw new Error('the database went away');
       },
     };
-    const maintenance = new Maintenance([counting, failing], logger);
+    const maintenance = new Maintenance([counting, failing], systemClock, logger);
     maintenance.start();
     await waitUntil(async () => passes >= 3, 10_000, 'three passes');
     await maintenance.stop();

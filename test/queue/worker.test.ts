@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
 import { retryDelayMs } from '../../src/queue/backoff.js';
 import { JobKinds } from '../../src/queue/kinds.js';
 import { Rescuer } from '../../src/queue/maintenance/rescuer.js';
@@ -34,7 +35,7 @@ function startWorker(
   definition: JobDefinition,
   opts: Partial<WorkerOptions> & { rescueEveryMs?: number } = {},
 ): Worker {
-  const { rescueEveryMs = 200, ...workerOpts } = opts;
+  const { rescueEveryMs = 200, clock = systemClock, ...workerOpts } = opts;
   const kinds = new JobKinds().register('webhook.deliver', definition);
   const retry = { retryBaseMs: 40, retryCapMs: 1000 };
   const worker = new Worker({
@@ -49,16 +50,17 @@ function startWorker(
     pollMs: 200,
     ...retry,
     ...workerOpts,
+    clock,
   });
   const rescuer = new Rescuer({
     store: store.system,
     kinds,
     logger: silent,
-    clock: workerOpts.clock,
+    clock,
     retry,
     intervalMs: rescueEveryMs,
   });
-  const maintenance = new Maintenance([rescuer], silent, workerOpts.clock);
+  const maintenance = new Maintenance([rescuer], clock, silent);
   worker.onStopped(() => maintenance.stop());
   workers.push(worker);
   worker.start();
@@ -485,7 +487,13 @@ describe('Worker', () => {
           return async () => {};
         },
       });
-    const worker = new Worker({ store: store.system, kinds, logger: silent, leaseMs: 600_000 });
+    const worker = new Worker({
+      store: store.system,
+      kinds,
+      logger: silent,
+      clock: systemClock,
+      leaseMs: 600_000,
+    });
     workers.push(worker);
     worker.start();
     await enqueue();

@@ -32,13 +32,28 @@ let database: TestDatabase | undefined;
 
 afterAll(async () => {
   for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null && child.pid) {
-      // Process groups: the receiver the second block leaves running in the background.
+    // The whole process group, even when its first process (a block's shell) has exited: what a
+    // block started in the background outlives the shell. Only when a test failed before it
+    // stopped them is anything left here.
+    if (!child.pid) continue;
+    try {
       process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Nothing of that group is left.
     }
   }
   await database?.drop();
 });
+
+/** Running, and not merely a zombie waiting to be reaped by whoever inherited it. */
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
   const child = spawn(command, args, { cwd: ROOT, env, detached: true });
@@ -121,7 +136,7 @@ describe('the README walkthrough', () => {
         '-euo',
         'pipefail',
         '-c',
-        `BASE=${base}; WORK=${work}; API_KEY=${apiKey}; PARTNER_ID=${partnerId}\n${callback.replaceAll('4000', String(receiverPort))}`,
+        `BASE=${base}; WORK=${work}; API_KEY=${apiKey}; PARTNER_ID=${partnerId}\n${callback.replaceAll('4000', String(receiverPort))}\necho "RECEIVER $RECEIVER_PID"`,
       ],
       env,
     );
@@ -137,5 +152,23 @@ describe('the README walkthrough', () => {
     expect(read).toMatch(/"msg":"result read".*"status":"completed"/);
     expect(read).toMatch(/"deliveries":\[/);
     expect(read).not.toContain('delivery rejected');
+
+    // "When you are done with the receiver, stop it": the README's step 13, as written.
+    const receiverPid = Number(
+      await waitUntil(
+        async () => /^RECEIVER (\d+)$/m.exec(second.output())?.[1],
+        60_000,
+        'the second block to finish',
+      ),
+    );
+    expect(alive(receiverPid), 'the receiver runs until stopped').toBe(true);
+    const stop = shellBlock('When you are done with the receiver, stop it');
+    expect(stop).toContain('kill "$RECEIVER_PID"');
+    const third = run('bash', ['-euo', 'pipefail', '-c', `RECEIVER_PID=${receiverPid}\n${stop}`], env);
+    const [stopped] = (await once(third.child, 'exit')) as [number];
+    expect(stopped, third.output()).toBe(0);
+    await waitUntil(async () => !alive(receiverPid), 10_000, 'the receiver to stop');
+    const freed = await fetch(`http://127.0.0.1:${receiverPort}/`).catch(() => 'refused');
+    expect(freed).toBe('refused');
   });
 });

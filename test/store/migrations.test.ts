@@ -3,6 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-keys.js';
+import { systemClock } from '../../src/clock.js';
 import type { ModelResult } from '../../src/domain/model/types.js';
 import { artifactIdFor } from '../../src/store/ids.js';
 import { Store, type StoreConfig } from '../../src/store/index.js';
@@ -38,7 +39,7 @@ async function freshConfig(): Promise<StoreConfig> {
 }
 
 function open(config: StoreConfig): Store {
-  const store = Store.open(config);
+  const store = Store.open(config, { clock: systemClock });
   cleanup.push(() => store.close());
   return store;
 }
@@ -197,7 +198,11 @@ describe('migrations', () => {
 
     // 0004: a callback, its sealed secret, the result's event and its delivery job.
     await at('0004_webhooks');
-    const admin = new WebhookAdmin(store.system, box, { allowInsecure: true, scheduleMs: [0, 1000] });
+    const admin = new WebhookAdmin(store.system, box, {
+      allowInsecure: true,
+      scheduleMs: [0, 1000],
+      clock: systemClock,
+    });
     const { signingSecret } = await admin.set(partner.partnerId, 'http://127.0.0.1:9/hook', {
       apiKey: 'rk_at_0004',
     });

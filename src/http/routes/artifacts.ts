@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Clock } from '../../clock.js';
+import { addToContext } from '../../context.js';
 import { isUuid } from '../../domain/ids.js';
 import { sha256Hex } from '../../hash.js';
 import { recreateArtifact } from '../../pipeline/recreate-artifact.js';
@@ -86,6 +87,7 @@ export async function artifactRoutes(
       const tenant = await opts.artifacts.forArtifact(id);
       const meta = await tenant?.artifacts.downloadable(id);
       if (!tenant || !meta) throw ApiError.notFound('This artifact is not available.');
+      addToContext({ tenantId: tenant.tenantId });
       // A link issued before the account was deactivated dies with the account (issue 12).
       if (!meta.tenantActive) throw ApiError.accountInactive();
       let body = await meta.read();

@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
-import { systemClock } from '../../clock.js';
 import type { SystemStore } from '../../store/index.js';
 import { MAINTENANCE_LOCK_KEYS } from '../../store/locks.js';
+import { CLEANER_DEFAULTS } from '../defaults.js';
 import type { MaintenanceService, PassReport } from './service.js';
 
 export interface CleanerOptions {
@@ -9,7 +9,7 @@ export interface CleanerOptions {
     SystemStore,
     'maintenance' | 'batcher' | 'tryExclusive' | 'erasures' | 'audit' | 'flushDeletes'
   >;
-  clock?: Clock;
+  clock: Clock;
   /** Finished (completed or failed) jobs and their attempts are deleted this long after finishing. */
   jobRetentionMs?: number;
   /** Idempotency records are deleted this long after they expired (their key is free since then). */
@@ -29,17 +29,6 @@ export interface CleanerOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** Documented in docs/pipeline.md and the settings `JOB_RETENTION` and `IDEMPOTENCY_RETENTION`. */
-export const CLEANER_DEFAULTS = {
-  jobRetentionMs: 7 * DAY_MS,
-  idempotencyRetentionMs: DAY_MS,
-  intervalMs: 10 * 60_000,
-  batchSize: 1_000,
-  retentionDays: 0,
-  auditRetentionDays: 2190,
-  erasureBudgetMs: 25,
-} as const;
 
 /** Submissions considered per retention transaction at most (the time budget usually stops it first). */
 const RETENTION_BATCH = 200;
@@ -66,7 +55,7 @@ export class Cleaner implements MaintenanceService {
 
   constructor(private readonly o: CleanerOptions) {
     this.intervalMs = o.intervalMs ?? CLEANER_DEFAULTS.intervalMs;
-    this.clock = o.clock ?? systemClock;
+    this.clock = o.clock;
     this.jobRetentionMs = o.jobRetentionMs ?? CLEANER_DEFAULTS.jobRetentionMs;
     this.idempotencyRetentionMs = o.idempotencyRetentionMs ?? CLEANER_DEFAULTS.idempotencyRetentionMs;
     this.batchSize = o.batchSize ?? CLEANER_DEFAULTS.batchSize;

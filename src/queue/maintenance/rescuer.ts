@@ -1,13 +1,15 @@
 import pino, { type Logger } from 'pino';
-import { type Clock, systemClock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
+import { runInContext } from '../../context.js';
 import type { ClaimedJob } from '../../jobs/types.js';
 import type { SystemStore } from '../../store/index.js';
 import { MAINTENANCE_LOCK_KEYS } from '../../store/locks.js';
 import { emit } from '../../telemetry/events.js';
+import { WORKER_DEFAULTS } from '../defaults.js';
 import { logFailure, planFailure, type RetryPolicy, recordFailure, WorkerStoppedError } from '../failure.js';
 import type { JobKinds } from '../kinds.js';
 import type { JobDefinition } from '../types.js';
-import { jobContext, WORKER_DEFAULTS } from '../worker.js';
+import { jobContext } from '../worker.js';
 import type { MaintenanceService, PassReport } from './service.js';
 
 export interface RescuerOptions {
@@ -15,7 +17,7 @@ export interface RescuerOptions {
   /** The kinds whose steps decide a rescued job's retry and final-failure writes. */
   kinds: JobKinds;
   logger?: Logger;
-  clock?: Clock;
+  clock: Clock;
   /** How often expired leases are looked for. */
   intervalMs?: number;
   /** Jobs rescued per pass at most (the rest in the next pass). */
@@ -44,7 +46,7 @@ export class Rescuer implements MaintenanceService {
   constructor(private readonly o: RescuerOptions) {
     this.intervalMs = o.intervalMs ?? RESCUER_DEFAULTS.intervalMs;
     this.batchSize = o.batchSize ?? RESCUER_DEFAULTS.batchSize;
-    this.clock = o.clock ?? systemClock;
+    this.clock = o.clock;
     this.logger = o.logger ?? pino({ level: 'silent' });
     this.retry = {
       retryBaseMs: o.retry?.retryBaseMs ?? WORKER_DEFAULTS.retryBaseMs,
@@ -75,10 +77,12 @@ export class Rescuer implements MaintenanceService {
       return out;
     });
     for (const { job, plan, def } of settled) {
-      const log = jobContext(job, this.logger, this.clock).log;
-      log.warn({ owner: job.lockedBy }, 'rescued a job whose lease expired');
-      logFailure(log, new WorkerStoppedError(), plan);
-      if (plan.nextAttemptAt === null) def?.afterFailed?.(job, new WorkerStoppedError());
+      // In the job's context: these lines (and any its final-failure hook writes) carry its ids.
+      runInContext(jobContext(job, this.logger, this.clock), () => {
+        this.logger.warn({ owner: job.lockedBy }, 'rescued a job whose lease expired');
+        logFailure(this.logger, new WorkerStoppedError(), plan);
+        if (plan.nextAttemptAt === null) def?.afterFailed?.(job, new WorkerStoppedError());
+      });
     }
     if (settled.length > 0) emit('job.rescued', { count: settled.length });
     if (settled.length > 0) notifier.notify();

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { type Clock, systemClock } from '../../clock.js';
+import type { Clock } from '../../clock.js';
 import { runInContext, workContext } from '../../context.js';
 
 /** What one pass of a maintenance service did: counts by what it touched (nothing: all zero). */
@@ -29,8 +29,8 @@ export class Maintenance {
 
   constructor(
     private readonly services: readonly MaintenanceService[],
+    private readonly clock: Clock,
     private readonly logger: Logger = pino({ level: 'silent' }),
-    private readonly clock: Clock = systemClock,
   ) {}
 
   start(): void {

@@ -1,8 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { DriverName } from '../driver.js';
-
-/** Name of the channel on which PostgreSQL announces jobs ready to claim. */
-export const JOBS_CHANNEL = 'healthspan_jobs';
+import { JOBS_CHANNEL } from '../postgres/jobs-channel.js';
 
 /**
  * PostgreSQL: every job that becomes `pending` (enqueued, or handed back at shutdown) sends a

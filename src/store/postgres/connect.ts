@@ -8,6 +8,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { outsideContext } from '../../context.js';
 import type { Database } from '../database.js';
 import { preparedStatementName } from '../prepared.js';
 
@@ -163,7 +164,13 @@ export function connectPostgres(
   // An idle connection that dies (server restart, network) is removed by the pool, which then
   // emits 'error': without a listener that would end the process.
   pool.on('error', (error) => {
-    logger.warn({ err: pgErrorFields(error) }, 'an idle PostgreSQL connection failed; the pool replaces it');
+    // Not the failure of whichever request or job first opened the connection.
+    outsideContext(() =>
+      logger.warn(
+        { err: pgErrorFields(error) },
+        'an idle PostgreSQL connection failed; the pool replaces it',
+      ),
+    );
   });
   // A connection in use has no pool listener: its failure surfaces as the error of its next
   // query, which the caller handles; this listener only keeps the event from ending the process.

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { WakeSource } from '../../jobs/notifier.js';
-import { JOBS_CHANNEL } from '../migrations/0005_job_notifications.js';
 import { pgErrorFields } from './connect.js';
+import { JOBS_CHANNEL } from './jobs-channel.js';
 
 export interface ListenerTiming {
   /** First reconnection delay; doubles per failure up to `maxRetryMs`. */

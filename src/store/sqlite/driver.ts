@@ -42,6 +42,15 @@ export interface SqliteDriverOptions {
    * test's store) SQLite runs them itself after a commit, as usual.
    */
   background?: boolean;
+  /** Only a store that is there: `NoStoreError` rather than a new empty file (operator commands). */
+  existing?: boolean;
+}
+
+/** `existing` was asked for and there is no store file. */
+export class NoStoreError extends Error {
+  constructor(readonly file: string) {
+    super(`no store at ${file}`);
+  }
 }
 
 /**
@@ -64,8 +73,8 @@ export function openSqliteDriver(dataDir: string, options: SqliteDriverOptions =
  * The event loop's connection to the store's file, set up as every process uses it: WAL,
  * `synchronous=NORMAL` with `WalSync` doing what FULL would, no busy handler.
  */
-function openEventLoopConnection(file: string): SqliteDatabase.Database {
-  const sqlite = new SqliteDatabase(file);
+function openEventLoopConnection(file: string, existing: boolean): SqliteDatabase.Database {
+  const sqlite = new SqliteDatabase(file, { fileMustExist: existing });
   // WAL lets readers run beside the writer. Two processes opening a fresh file both switch it,
   // and SQLite refuses the loser at once ("database is locked") instead of waiting: ask again.
   sqlite.pragma('busy_timeout = 5000');
@@ -147,9 +156,11 @@ class SqliteDriver implements Driver {
   private readonly claims = new Map<number, NamedQuery>();
 
   constructor(dataDir: string, options: SqliteDriverOptions) {
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const file = sqliteFile(dataDir);
-    this.sqlite = openEventLoopConnection(file);
+    if (options.existing) {
+      if (!fs.existsSync(file)) throw new NoStoreError(path.resolve(file));
+    } else fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    this.sqlite = openEventLoopConnection(file, options.existing === true);
     this.describe = `sqlite:${file}`;
     const turns = new WriteTurns();
     this.wal = new WalSync(file);

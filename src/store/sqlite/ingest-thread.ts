@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { IngestRows, IngestWrite } from '../driver.js';
 import { describe } from './ingest-batch.js';
@@ -219,11 +217,9 @@ export class IngestThread {
 }
 
 /**
- * The compiled thread entry beside this file; from sources (tests), the build's copy: a worker
- * thread runs JavaScript only.
+ * The thread entry beside this module (a worker thread runs JavaScript: the build's `.js`; from
+ * sources, tests run the `.ts` through their loader, test/loader/).
  */
 function threadFile(): URL {
-  const sibling = new URL('./writer-thread.js', import.meta.url);
-  if (existsSync(fileURLToPath(sibling))) return sibling;
-  return new URL('../../../dist/store/sqlite/writer-thread.js', import.meta.url);
+  return new URL('./writer-thread.js', import.meta.url);
 }
