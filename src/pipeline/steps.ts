@@ -3,14 +3,8 @@ import type { Clock } from '../clock.js';
 import { SIMULATIONS, simulationOf } from '../domain/mode.js';
 import { scoreSubmission } from '../domain/model/index.js';
 import type { ModelResult } from '../domain/model/types.js';
-import {
-  ARTIFACT_TYPES,
-  type ArtifactType,
-  checkPanel,
-  type NormalisedSubmission,
-  parseSubmission,
-} from '../domain/submission/index.js';
-import { readJsonText } from '../json/read-json.js';
+import { ARTIFACT_TYPES, type ArtifactType, type NormalisedSubmission } from '../domain/submission/index.js';
+import { checkStoredSubmission } from '../ingest/index.js';
 import type { JobKinds } from '../queue/kinds.js';
 import type { ClaimedJob, CompletionContext, JobDefinition, NewJob } from '../queue/types.js';
 import { ExpectedJobError, PermanentJobError } from '../queue/types.js';
@@ -43,6 +37,14 @@ export type PipelineKind = (typeof PIPELINE_KINDS)[number];
 
 /** A stored submission that fails the checks it passed at ingest: `rejected`, not `failed`. */
 class RejectedSubmission extends PermanentJobError {}
+
+/** Why a stored submission is rejected, by the check it no longer passes. */
+const REJECTIONS = {
+  unreadable: 'The stored submission is not valid JSON.',
+  invalid: 'The submission no longer matches the submission schema.',
+  partner: 'The submission names a different partner than the key that sent it.',
+  panel: 'The marker panel no longer passes the panel checks.',
+} as const;
 
 /** `simulate:processing_failure` (test mode): every scoring attempt fails, so it is retried. */
 class SimulatedFailure extends ExpectedJobError {
@@ -166,16 +168,12 @@ export function pipelineDefinitions(deps: PipelineDeps): Record<PipelineKind, Jo
       const stored = await subs.load(db, id);
       if (!stored) throw new PermanentJobError('The submission to check no longer exists.');
       // The same reader and checks as at ingest, at the time the submission was received.
-      const read = readJsonText(stored.originalBody);
-      if (!read.ok) throw new RejectedSubmission('The stored submission is not valid JSON.');
-      const parsed = parseSubmission(read.value, { now: new Date(stored.receivedAt) });
-      if (!parsed.ok) throw new RejectedSubmission('The submission no longer matches the submission schema.');
-      if (parsed.value.partnerId.toLowerCase() !== stored.namedPartnerId) {
-        throw new RejectedSubmission('The submission names a different partner than the key that sent it.');
-      }
-      const panel = checkPanel(parsed.value);
-      if (!panel.ok) throw new RejectedSubmission('The marker panel no longer passes the panel checks.');
-      const normalised = JSON.stringify(panel.value);
+      const checked = checkStoredSubmission(stored.originalBody, {
+        now: new Date(stored.receivedAt),
+        namedPartnerId: stored.namedPartnerId,
+      });
+      if (!checked.ok) throw new RejectedSubmission(REJECTIONS[checked.refusal.reason]);
+      const normalised = checked.normalisedBody;
       return async (trx, completion) => {
         const now = ctx.clock();
         if (normalised !== stored.normalisedBody) await subs.setNormalised(trx, id, normalised, now);
