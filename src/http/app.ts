@@ -30,8 +30,6 @@ import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The request body as text, as received (stored byte for byte, hashed for idempotency). */
-    rawBody?: string;
     /** What a submission request created or replayed, for its log line. */
     submissionLog: { submissionId: string; replayed: boolean } | null;
     /** The request's span, when tracing is on. */

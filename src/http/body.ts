@@ -1,7 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { readJsonText } from '../json/read-json.js';
+import { readJsonText } from '../ingest/index.js';
 import { ApiError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route takes the JSON body as the bytes received (`POST /v1/submissions`: ingest reads
+     * them); other routes get the value the JSON reader read.
+     */
+    bodyAsBytes?: boolean;
+  }
+}
 
 /**
  * What reading one request body may cost, whatever its framing. Node hands the body over one
@@ -80,9 +90,9 @@ function charsetProblem(request: FastifyRequest): ApiError | undefined {
 }
 
 /**
- * Reads JSON bodies within the budget and parses them with the one JSON reader the worker uses
- * too (`readJsonText`); the text is kept as `request.rawBody` (stored, hashed for idempotency).
- * Invalid UTF-8 is replaced with U+FFFD, as decoding always does.
+ * Reads JSON bodies within the budget. A route marked `bodyAsBytes` gets the bytes (ingest reads
+ * and keeps them); the others get the value the one JSON reader (`readJsonText`) read, invalid
+ * UTF-8 replaced with U+FFFD, as decoding always does.
  *
  * A response sent before its request's body was read (a 401 from the key check, a 404, a 413)
  * leaves the rest of the body on the wire. Node would then read and discard it all, a piece at a
@@ -128,16 +138,17 @@ export function installBodyReading(app: FastifyInstance, limitBytes: number): vo
     };
     const onEnd = () => {
       // Thrown here, in a stream event, an error would end the process: it becomes a 500 instead.
-      let read: ReturnType<typeof readJsonText>;
+      let read: ReturnType<typeof readJsonText> | Buffer;
       try {
-        const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length)).toString('utf8');
-        request.rawBody = text;
-        read = readJsonText(text);
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+        read =
+          request.routeOptions.config.bodyAsBytes === true ? bytes : readJsonText(bytes.toString('utf8'));
       } catch (error) {
         finish(error instanceof Error ? error : new Error(String(error)));
         return;
       }
-      if (read.ok) finish(null, read.value);
+      if (Buffer.isBuffer(read)) finish(null, read);
+      else if (read.ok) finish(null, read.value);
       else finish(ApiError.validation(read.errors));
     };
     const onError = (error: Error) => finish(error);

@@ -26,7 +26,7 @@ export async function recreateArtifact(
 
 /** The stored texts a submission's reports are rendered from. */
 export function renderSource(
-  submission: StoredSubmission,
+  submission: Pick<StoredSubmission, 'submissionId' | 'receivedAt' | 'normalisedBody'>,
   result: { resultId: string; bundleJson: string },
 ): RenderSource {
   return {

@@ -13,8 +13,11 @@ export interface CompletionContext {
    * chain of steps costs no extra claim round (another worker may still take it if this one
    * dies: the lease covers it like any claim). Resolves true when this worker claimed it and
    * its start hook ran in this transaction, false when it waits in the queue.
+   *
+   * `handOver` is what this step already holds that the next one would otherwise read again
+   * (the loaded submission): the worker hands it to that attempt alone (`HandlerContext`).
    */
-  enqueue(job: NewJob): Promise<boolean>;
+  enqueue(job: NewJob, handOver?: unknown): Promise<boolean>;
   /** Runs `fn` once the completing transaction has committed (not if it rolls back). */
   afterCommit(fn: () => Promise<void>): void;
 }
@@ -35,6 +38,13 @@ export interface HandlerContext {
   readonly log: Logger;
   /** The service's clock: what a step stamps or signs reads this, never `new Date()`. */
   clock: Clock;
+  /**
+   * What the step that chained this job handed over in memory (`CompletionContext.enqueue`),
+   * as of the commit that created the job: only on the attempt that commit claimed, started by
+   * the same worker right after it. A retry, a rescue or another process starts without it and
+   * reads the store. A step checks what it is given before using it.
+   */
+  handOver?: unknown;
 }
 
 /** A failure that retrying cannot fix: the job fails at once with this plain-language summary. */

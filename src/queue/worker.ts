@@ -199,7 +199,8 @@ export class Worker {
     });
   }
 
-  private execute(job: ClaimedJob): void {
+  /** Runs a claimed job; `handOver` only for the successor a completing job chained (`runOne`). */
+  private execute(job: ClaimedJob, handOver?: unknown): void {
     const abort = new AbortController();
     const entry = { job, abort, done: Promise.resolve() };
     this.running.set(job.id, entry);
@@ -217,7 +218,9 @@ export class Worker {
       },
     };
     entry.done = runInContext(context, () =>
-      inSpan(`job ${job.type}`, span, (attempt) => this.runOne(job, abort.signal, context, attempt)),
+      inSpan(`job ${job.type}`, span, (attempt) =>
+        this.runOne(job, abort.signal, context, attempt, handOver),
+      ),
     ).finally(() => {
       this.running.delete(job.id);
       this.kick();
@@ -229,6 +232,7 @@ export class Worker {
     signal: AbortSignal,
     context: WorkContext,
     span: TraceSpan,
+    handOver: unknown,
   ): Promise<void> {
     const { jobs, batcher, notifier } = this.o.store;
     const def = this.o.kinds.get(job.type);
@@ -239,9 +243,12 @@ export class Worker {
         signal,
         clock: this.clock,
         log: context.log,
+        handOver,
       });
       if (signal.aborted) throw new LeaseLost();
-      const chained: ClaimedJob[] = [];
+      // The successors this commit claimed, each with what the step handed it: held only until
+      // they start (so at most one per running job), and never seen by a later attempt.
+      const chained: Array<{ job: ClaimedJob; handOver: unknown }> = [];
       const afterCommit: Array<() => Promise<void>> = [];
       await batcher.submit(
         async (trx) => {
@@ -252,7 +259,7 @@ export class Worker {
           const now = this.clock();
           if (!(await jobs.complete(trx, job, now))) throw new LeaseLost();
           await completion(trx, {
-            enqueue: async (next) => {
+            enqueue: async (next, handOverToNext) => {
               const nextDef = this.o.kinds.get(next.type);
               const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
               if (this.stopping || !nextDef || later) {
@@ -264,7 +271,7 @@ export class Worker {
                 leaseMs: this.leaseMs,
               });
               await nextDef.onStart?.(trx, claimed);
-              chained.push(claimed);
+              chained.push({ job: claimed, handOver: handOverToNext });
               return true;
             },
             afterCommit: (fn) => afterCommit.push(fn),
@@ -275,7 +282,7 @@ export class Worker {
       const ms = performance.now() - started;
       context.log.info({ ms: Math.round(ms) }, 'job completed');
       attemptEnded(job, 'completed', ms);
-      for (const next of chained) this.execute(next);
+      for (const next of chained) this.execute(next.job, next.handOver);
       notifier.notify();
       for (const fn of afterCommit) {
         await fn().catch((error: unknown) =>

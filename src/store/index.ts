@@ -228,6 +228,7 @@ export class Store implements TenantGateway, ArtifactGateway {
           return found;
         },
         ingest: (command) => system.ingest.ingest({ ...command, tenantId }),
+        replayed: (submissionId, origin) => system.ingest.recordReplay(tenantId, submissionId, origin),
       },
       results: {
         get: async (resultId, origin) => {

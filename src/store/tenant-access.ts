@@ -1,7 +1,7 @@
 import type { AuditEvent, AuditOrigin } from '../domain/audit.js';
 import type { AuditQuery } from './repositories/audit.js';
 import type { ErasureRecord } from './repositories/erasures.js';
-import type { IngestCommand, IngestOutcome } from './repositories/ingest.js';
+import type { IngestCommand, IngestResult } from './repositories/ingest.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
 import type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
@@ -18,8 +18,13 @@ export interface TenantAccess {
   readonly submissions: {
     /** The submission with its result, counts and jobs, as of one moment; the read is audited. */
     get(submissionId: string, origin: AuditOrigin): Promise<SubmissionRecord | undefined>;
-    /** Stores a validated submission with its first job and idempotency claim (group commit). */
-    ingest(command: TenantIngestCommand): Promise<IngestOutcome>;
+    /**
+     * Stores a checked submission with its first job and idempotency claim (group commit), or
+     * answers with the claim that holds its key (ingest decides on it).
+     */
+    ingest(command: TenantIngestCommand): Promise<IngestResult>;
+    /** Records (audit) that a request was answered with the submission its key holds. */
+    replayed(submissionId: string, origin: AuditOrigin): Promise<void>;
   };
   readonly results: {
     /** The result; the read is audited. */
@@ -69,7 +74,7 @@ export interface ArtifactGateway {
 
 export type { AuditCursor, AuditQuery } from './repositories/audit.js';
 export type { ErasureRecord } from './repositories/erasures.js';
-export type { IngestOutcome } from './repositories/ingest.js';
+export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
 export type { JobRecord, SubmissionRecord } from './repositories/submissions.js';

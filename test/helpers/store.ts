@@ -59,7 +59,6 @@ export function ingestCommand(
     idempotencyKeyHash: 'k1',
     keyId: '00000000-0000-4000-8000-000000000000',
     requestHash: 'h1',
-    sameBody: () => false,
     correlationId: 'c',
     requestId: 'r',
     partnerSubmissionId: 'ps',

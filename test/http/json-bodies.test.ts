@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../src/json/read-json.js';
+import { MAX_JSON_DEPTH } from '../../src/ingest/index.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,

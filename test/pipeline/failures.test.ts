@@ -107,6 +107,73 @@ describe('pipeline failures', () => {
     expect(attemptTimes[2]! - attemptTimes[1]!).toBeGreaterThanOrEqual(100);
   });
 
+  it('hands the loaded submission along a chained run, and starts a retried step from the store', async () => {
+    const service = await startTestService({ WORKER_CONCURRENCY: '0', RATE_LIMIT_PER_MINUTE: '0' });
+    running.push(service);
+    const account = await createAccount(service);
+    const handed: Array<[string, number, boolean]> = [];
+    const db = service.store.driver.db;
+    running.push(
+      startPipelineWorker(
+        service,
+        (defs) => ({
+          'pipeline.score': {
+            ...defs['pipeline.score'],
+            run: async (job, ctx) => {
+              handed.push([job.type, job.attempt, ctx.handOver !== undefined]);
+              if (job.attempt === 1) {
+                // The stored submission changes after the chain handed this attempt its copy;
+                // the retry must see the store's.
+                const row = await db
+                  .selectFrom('submissions')
+                  .select('normalised_body')
+                  .where('id', '=', job.submissionId!)
+                  .executeTakeFirstOrThrow();
+                const changed = JSON.parse(String(row.normalised_body));
+                changed.options.requestedOutcomes = ['wellbeing.renal'];
+                await db
+                  .updateTable('submissions')
+                  .set({ normalised_body: JSON.stringify(changed) })
+                  .where('id', '=', job.submissionId!)
+                  .execute();
+                throw new Error('the first attempt fails');
+              }
+              return defs['pipeline.score'].run(job, ctx);
+            },
+          },
+          'pipeline.render_reports': {
+            ...defs['pipeline.render_reports'],
+            run: async (job, ctx) => {
+              handed.push([job.type, job.attempt, ctx.handOver !== undefined]);
+              return defs['pipeline.render_reports'].run(job, ctx);
+            },
+          },
+        }),
+        { retryBaseMs: 20 },
+      ),
+    );
+    const res = await postSubmission(
+      service,
+      bodyFor(account, (b) => {
+        b.options.requestedOutputs = ['score', 'json'];
+      }),
+      { apiKey: account.apiKey },
+    );
+    const id = String(res.json.submissionId);
+    const detail = await waitUntil(async () => {
+      const d = await detailOf(service, account.apiKey, id);
+      return d.status === 'completed' && d;
+    });
+    expect(handed).toEqual([
+      ['pipeline.score', 1, true],
+      ['pipeline.score', 2, false],
+      ['pipeline.render_reports', 1, true],
+    ]);
+    const result = await getJson(service, `/v1/results/${detail.resultId}`, { 'x-api-key': account.apiKey });
+    expect(result.json.outcome).toMatchObject({ outcomeId: 'wellbeing.renal' });
+    expect(result.json.outcomes).toBeUndefined();
+  });
+
   it('rejects a stored submission that fails its ingest-time checks', async () => {
     const service = await startTestService({ WORKER_CONCURRENCY: '0', RATE_LIMIT_PER_MINUTE: '0' });
     running.push(service);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type StoreOutcome, settleHeldKey, storeOnce } from '../../src/ingest/idempotency.js';
 import type { Store } from '../../src/store/index.js';
-import type { IngestCommand, IngestOutcome } from '../../src/store/repositories/ingest.js';
+import type { IngestCommand } from '../../src/store/repositories/ingest.js';
 import { ingestCommand, openSecondStore, openTestStore } from '../helpers/store.js';
 
 // Two stores on one database, each with its own pool: what two API processes are to PostgreSQL.
@@ -32,11 +33,16 @@ async function count(table: 'submissions' | 'jobs' | 'idempotency_keys'): Promis
   return Number(row.n);
 }
 
-function accepted(outcomes: IngestOutcome[]) {
+function accepted(outcomes: StoreOutcome[]) {
   return outcomes.map((o) => {
-    if (o.kind === 'mismatch' || o.kind === 'erased') throw new Error('unexpected mismatch');
+    if (o.kind === 'refused') throw new Error(`unexpected refusal: ${o.refusal.reason}`);
     return o;
   });
+}
+
+/** Ingest's decision over the store of one process (`store`): what a request there is answered. */
+function ingestOn(store: Store, overrides: Partial<IngestCommand> = {}): Promise<StoreOutcome> {
+  return storeOnce(store.forTenant(tenantId).submissions, command(overrides), {});
 }
 
 describe('PostgreSQL ingest across connections', () => {
@@ -46,13 +52,11 @@ describe('PostgreSQL ingest across connections', () => {
       const key = `race-${round}`;
       const outcomes = accepted(
         await Promise.all(
-          Array.from({ length: 8 }, (_, i) =>
-            (i % 2 === 0 ? a : b).system.ingest.ingest(command({ idempotencyKeyHash: key })),
-          ),
+          Array.from({ length: 8 }, (_, i) => ingestOn(i % 2 === 0 ? a : b, { idempotencyKeyHash: key })),
         ),
       );
-      expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(1);
-      const winner = outcomes.find((o) => o.kind === 'created')!;
+      expect(outcomes.filter((o) => o.kind === 'accepted')).toHaveLength(1);
+      const winner = outcomes.find((o) => o.kind === 'accepted')!;
       for (const o of outcomes) {
         expect(o.submissionId).toBe(winner.submissionId);
         expect(o.jobId).toBe(winner.jobId);
@@ -70,14 +74,14 @@ describe('PostgreSQL ingest across connections', () => {
     // transaction. Taken in arrival order, each batch would hold keys the other waits for (a
     // deadlock: PostgreSQL aborts one, and its requests fail); batches take keys in key order.
     const results = await Promise.allSettled([
-      ...keys.map((k) => a.system.ingest.ingest(command({ idempotencyKeyHash: k }))),
-      ...[...keys].reverse().map((k) => b.system.ingest.ingest(command({ idempotencyKeyHash: k }))),
+      ...keys.map((k) => ingestOn(a, { idempotencyKeyHash: k })),
+      ...[...keys].reverse().map((k) => ingestOn(b, { idempotencyKeyHash: k })),
     ]);
     expect(
       results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)),
     ).toEqual([]);
-    const outcomes = accepted(results.map((r) => (r as PromiseFulfilledResult<IngestOutcome>).value));
-    expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(keys.length);
+    const outcomes = accepted(results.map((r) => (r as PromiseFulfilledResult<StoreOutcome>).value));
+    expect(outcomes.filter((o) => o.kind === 'accepted')).toHaveLength(keys.length);
     expect(new Set(outcomes.map((o) => o.submissionId)).size).toBe(keys.length);
     expect(await count('submissions')).toBe(keys.length);
     expect(await count('jobs')).toBe(keys.length);
@@ -86,22 +90,15 @@ describe('PostgreSQL ingest across connections', () => {
   it('answers a mismatch when another process stored a different body under the key', async () => {
     const first = await a.system.ingest.ingest(command({ idempotencyKeyHash: 'm', requestHash: 'one' }));
     expect(first.kind).toBe('created');
-    const stored: string[] = [];
-    const second = await b.system.ingest.ingest(
-      command({
-        idempotencyKeyHash: 'm',
-        requestHash: 'two',
-        sameBody: (body) => {
-          stored.push(body);
-          return false;
-        },
-      }),
-    );
-    expect(second.kind).toBe('mismatch');
-    // The comparison saw the stored original body, byte for byte.
-    expect(stored).toEqual(['{}']);
-    const same = await b.system.ingest.ingest(
-      command({ idempotencyKeyHash: 'm', requestHash: 'two', sameBody: () => true }),
+    const second = await b.system.ingest.ingest(command({ idempotencyKeyHash: 'm', requestHash: 'two' }));
+    if (second.kind !== 'taken' || second.held.erased) throw new Error(`unexpected: ${second.kind}`);
+    // The comparison sees the stored original body, byte for byte.
+    expect(second.held.originalBody).toBe('{}');
+    expect(settleHeldKey(second.held, { other: 'body' }).kind).toBe('mismatch');
+    const same = await storeOnce(
+      b.forTenant(tenantId).submissions,
+      command({ idempotencyKeyHash: 'm', requestHash: 'two' }),
+      {},
     );
     expect(same.kind).toBe('replayed');
   });

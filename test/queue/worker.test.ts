@@ -509,6 +509,60 @@ describe('Worker', () => {
     expect(next).toEqual({ status: 'completed', locked_by: null });
   });
 
+  it('hands what a completing job gives its successor to the attempt it chained, and to no later one', async () => {
+    const handed: Array<[number, unknown]> = [];
+    const given = { loaded: 'in memory' };
+    const kinds = new JobKinds()
+      .register('webhook.deliver', {
+        run: async (job) => async (_trx, completion) => {
+          const next = {
+            type: 'test.next',
+            tenantId: job.tenantId,
+            submissionId: null,
+            correlationId: null,
+            requestId: null,
+            acceptedAt: job.acceptedAt,
+            slaDeadlineAt: null,
+            maxAttempts: 3,
+          };
+          await completion.enqueue(next, given);
+        },
+      })
+      .register('test.next', {
+        run: async (job, ctx) => {
+          handed.push([job.attempt, ctx.handOver]);
+          // The first attempt fails: the retry is claimed from the queue, a cold start.
+          if (job.attempt === 1) throw new Error('first attempt fails');
+          return async () => {};
+        },
+      });
+    const worker = new Worker({
+      store: store.system,
+      kinds,
+      logger: silent,
+      clock: systemClock,
+      leaseMs: 600_000,
+      pollMs: 100,
+      retryBaseMs: 20,
+      retryCapMs: 100,
+    });
+    workers.push(worker);
+    worker.start();
+    await enqueue();
+    await waitFor(async () => {
+      const next = await store.driver.db
+        .selectFrom('jobs')
+        .select('status')
+        .where('type', '=', 'test.next')
+        .executeTakeFirst();
+      return next?.status === 'completed';
+    });
+    expect(handed).toEqual([
+      [1, given],
+      [2, undefined],
+    ]);
+  });
+
   it('hands running jobs back at shutdown without counting the attempt', async () => {
     let entered = false;
     const worker = startWorker({

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { settleHeldKey, storeOnce } from '../../src/ingest/idempotency.js';
 import type { Store } from '../../src/store/index.js';
 import { type IngestCommand, IngestWriter } from '../../src/store/repositories/ingest.js';
 import { configureWriterConnection } from '../../src/store/sqlite/ingest-batch.js';
@@ -50,16 +51,33 @@ describe('IngestWriter', () => {
   });
 
   it('resolves duplicates inside one batch to the first submission', async () => {
+    const ledger = store.forTenant(tenantId).submissions;
     const [a, b, c] = await Promise.all([
-      store.system.ingest.ingest(command()),
-      store.system.ingest.ingest(command()),
-      store.system.ingest.ingest(command({ requestHash: 'other' })),
+      storeOnce(ledger, command(), {}),
+      storeOnce(ledger, command(), {}),
+      storeOnce(ledger, command({ requestHash: 'other' }), { other: true }),
     ]);
-    expect(a!.kind).toBe('created');
+    expect(a!.kind).toBe('accepted');
     expect(b!.kind).toBe('replayed');
-    expect(c!.kind).toBe('mismatch');
-    if (a!.kind !== 'mismatch' && a!.kind !== 'erased' && b!.kind !== 'mismatch' && b!.kind !== 'erased')
-      expect(b!.submissionId).toBe(a!.submissionId);
+    expect(c).toEqual({ kind: 'refused', refusal: { reason: 'mismatch' } });
+    if (a!.kind !== 'refused' && b!.kind !== 'refused') expect(b!.submissionId).toBe(a!.submissionId);
+    expect(await count('submissions')).toBe(1);
+  });
+
+  it('answers a taken key with the claim that holds it: what it was answered, and the stored body only to compare', async () => {
+    const first = await store.system.ingest.ingest(command());
+    if (first.kind !== 'created') throw new Error('not created');
+    const { kind: _, ...accepted } = first;
+    expect(await store.system.ingest.ingest(command())).toEqual({
+      kind: 'taken',
+      held: { erased: false, sameRequest: true, originalBody: null, accepted },
+    });
+    expect(
+      await store.system.ingest.ingest(command({ requestHash: 'other', originalBody: '{"a":1}' })),
+    ).toEqual({
+      kind: 'taken',
+      held: { erased: false, sameRequest: false, originalBody: '{}', accepted },
+    });
     expect(await count('submissions')).toBe(1);
   });
 
@@ -88,9 +106,8 @@ describe('IngestWriter', () => {
     );
     const first = await writer.ingest(command({ idempotencyKeyHash: 'day' }));
     now = new Date('2026-11-22T09:59:59Z');
-    expect((await writer.ingest(command({ idempotencyKeyHash: 'day', requestHash: 'changed' }))).kind).toBe(
-      'mismatch',
-    );
+    const taken = await writer.ingest(command({ idempotencyKeyHash: 'day', requestHash: 'changed' }));
+    expect(taken.kind === 'taken' && settleHeldKey(taken.held, { changed: true }).kind).toBe('mismatch');
     now = new Date('2026-11-22T10:00:00Z');
     const later = await writer.ingest(command({ idempotencyKeyHash: 'day', requestHash: 'changed' }));
     expect(later.kind).toBe('created');

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-keys.js';
 import { systemClock } from '../../src/clock.js';
 import type { ModelResult } from '../../src/domain/model/types.js';
+import { storeOnce } from '../../src/ingest/idempotency.js';
 import { artifactIdFor } from '../../src/store/ids.js';
 import { Store, type StoreConfig } from '../../src/store/index.js';
 import { migrateTo, migrateToLatest, pendingMigrations } from '../../src/store/migrate.js';
@@ -329,8 +330,10 @@ describe('migrations', () => {
     expect(
       (await store.system.jobs.attempts(delivery!.id)).map((a) => [a.attempt, a.worker_id, a.outcome]),
     ).toEqual([[1, 'worker-after-0006', 'completed']]);
-    const replay = await store.system.ingest.ingest(
+    const replay = await storeOnce(
+      store.forTenant(account.tenantId).submissions,
       ingestCommand(account, { idempotencyKeyHash: 'key-at-0001', requestHash: 'hash-at-0001' }),
+      JSON.parse(body),
     );
     expect(replay).toMatchObject({ kind: 'replayed', submissionId: first.submissionId });
   });

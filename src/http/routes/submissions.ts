@@ -1,39 +1,19 @@
-import stableStringify from 'fast-json-stable-stringify';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Clock } from '../../clock.js';
 import { addToContext } from '../../context.js';
-import { checkPanel, parseSubmission, submissionRequestSchema } from '../../domain/submission/index.js';
-import { sha256Hex } from '../../hash.js';
-import { readJsonText } from '../../json/read-json.js';
-import { inSpan } from '../../telemetry/tracing.js';
+import { submissionRequestSchema } from '../../domain/submission/index.js';
+import { acceptSubmission, type Refusal, submissionHeadersSchema } from '../../ingest/index.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
-import { ApiError, findOr404, type ValidationDetails } from '../errors.js';
+import { ApiError, findOr404 } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import { acceptedExample, exampleSubmission, submissionDetailExample } from '../openapi-examples.js';
 import { submissionDetail } from '../presenters.js';
 import { acceptedSubmissionSchema, submissionDetailSchema } from '../schemas.js';
 
-const HEADER_MAX = 255;
-
 const submissionIdParam = z.object({
   submissionId: z.uuid().meta({ description: 'Service-assigned submission id' }),
-});
-
-const postHeaders = z.object({
-  'x-correlation-id': z
-    .string()
-    .min(1)
-    .max(HEADER_MAX)
-    .meta({ description: 'Your id for tracing this request across systems (required)' }),
-  'idempotency-key': z.string().min(1).max(HEADER_MAX).meta({
-    description: 'Unique per logical submission; a retry with the same body returns the same ids (24 h)',
-  }),
-  'x-request-id': z
-    .string()
-    .optional()
-    .meta({ description: 'Echoed on the response; generated when absent' }),
 });
 
 export const submissionPaths: ZodOpenApiPathsObject = {
@@ -45,7 +25,7 @@ export const submissionPaths: ZodOpenApiPathsObject = {
         'Validates synchronously (schema, then partner id, then the 14-marker panel), stores the submission ' +
         'and its first job durably, and answers 202. Processing continues asynchronously.',
       tags: ['Partner'],
-      requestParams: { header: postHeaders },
+      requestParams: { header: submissionHeadersSchema },
       requestBody: {
         required: true,
         content: {
@@ -117,100 +97,64 @@ export const submissionPaths: ZodOpenApiPathsObject = {
   },
 };
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const raw = request.headers[name];
-  const value = Array.isArray(raw) ? raw[0] : raw;
-  return value === undefined || value.trim() === '' ? undefined : value;
-}
-
-function headerErrors(request: FastifyRequest): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  for (const name of ['x-correlation-id', 'idempotency-key']) {
-    const value = header(request, name);
-    if (value === undefined)
-      errors[`headers.${name}`] = [`The ${name} header is required and must not be empty.`];
-    else if (value.length > HEADER_MAX)
-      errors[`headers.${name}`] = [`The ${name} header must be at most ${HEADER_MAX} characters.`];
-  }
-  return errors;
-}
-
-export async function submissionRoutes(app: FastifyInstance, opts: { clock: Clock }): Promise<void> {
-  app.post('/v1/submissions', { config: { auth: true } }, async (request, reply) => {
-    const principal = principalOf(request);
-    const fieldErrorsFromHeaders = headerErrors(request);
-    const receivedAt = opts.clock();
-    const parsed = parseSubmission(request.body, { now: receivedAt });
-    if (!parsed.ok || Object.keys(fieldErrorsFromHeaders).length > 0) {
-      const details: ValidationDetails = parsed.ok
-        ? { formErrors: [], fieldErrors: fieldErrorsFromHeaders }
-        : {
-            formErrors: parsed.error.formErrors,
-            fieldErrors: { ...fieldErrorsFromHeaders, ...parsed.error.fieldErrors },
-          };
-      throw ApiError.validation(details);
-    }
-    if (parsed.value.partnerId.toLowerCase() !== principal.namedPartnerId.toLowerCase()) {
-      throw new ApiError(
+/** What each reason ingest refuses a submission for is answered (docs/decisions.md). */
+function refusalError(refusal: Refusal): ApiError {
+  switch (refusal.reason) {
+    case 'invalid':
+      return ApiError.validation(refusal.details);
+    case 'partner':
+      return new ApiError(
         403,
         'PARTNER_ID_MISMATCH',
         'partnerId does not match the partner this API key belongs to.',
       );
-    }
-    const panel = checkPanel(parsed.value);
-    if (!panel.ok) {
-      throw new ApiError(400, 'SUBMISSION_VALIDATION_ERROR', 'The marker panel is not valid.', panel.details);
-    }
-
-    const rawBody = request.rawBody ?? JSON.stringify(request.body);
-    const outcome = await inSpan('ingest.commit', {}, () =>
-      tenantOf(request).submissions.ingest({
-        partnerId: principal.partnerId,
-        keyId: principal.keyId,
-        idempotencyKeyHash: sha256Hex(header(request, 'idempotency-key')!),
-        requestHash: sha256Hex(rawBody),
-        // "Identical" means the same JSON value: key order and whitespace do not matter. Only
-        // computed when a key is reused with different bytes, so it stays off the hot path.
-        sameBody: (stored) => {
-          const read = readJsonText(stored);
-          return read.ok && stableStringify(read.value) === stableStringify(request.body);
-        },
-        correlationId: header(request, 'x-correlation-id')!,
-        requestId: request.id,
-        partnerSubmissionId: parsed.value.partnerSubmissionId,
-        partnerSubjectId: parsed.value.partnerSubjectId,
-        originalBody: rawBody,
-        normalisedBody: JSON.stringify(panel.value),
-        documentCount: panel.value.reportDocuments?.length ?? 0,
-        markerCount: panel.value.markers.length,
-        receivedAt,
-      }),
-    );
-    if (outcome.kind === 'mismatch') {
-      throw new ApiError(
+    case 'panel':
+      return new ApiError(
+        400,
+        'SUBMISSION_VALIDATION_ERROR',
+        'The marker panel is not valid.',
+        refusal.issues,
+      );
+    case 'mismatch':
+      return new ApiError(
         409,
         'IDEMPOTENCY_MISMATCH',
         'This Idempotency-Key was already used with a different body. Use a new key for a new submission.',
       );
-    }
-    if (outcome.kind === 'erased') {
-      throw new ApiError(
+    case 'erased':
+      return new ApiError(
         410,
         'SUBMISSION_ERASED',
         'The submission this Idempotency-Key created was erased on request. Use a new key to submit again.',
       );
-    }
-    request.submissionLog = { submissionId: outcome.submissionId, replayed: outcome.kind === 'replayed' };
-    addToContext({ submissionId: outcome.submissionId });
-    if (outcome.kind === 'replayed') reply.header('idempotent-replayed', 'true');
-    reply.header('location', `/v1/submissions/${outcome.submissionId}`);
+  }
+}
+
+/** The route maps HTTP to ingest (`ingest/accept.ts`, where a submission is accepted) and back. */
+export async function submissionRoutes(app: FastifyInstance, opts: { clock: Clock }): Promise<void> {
+  app.post('/v1/submissions', { config: { auth: true, bodyAsBytes: true } }, async (request, reply) => {
+    const verdict = await acceptSubmission(
+      {
+        headers: request.headers,
+        body: Buffer.isBuffer(request.body) ? request.body : undefined,
+        requestId: request.id,
+        sender: principalOf(request),
+      },
+      { submissions: tenantOf(request).submissions, clock: opts.clock },
+    );
+    if (verdict.kind === 'refused') throw refusalError(verdict.refusal);
+    const replayed = verdict.kind === 'replayed';
+    request.submissionLog = { submissionId: verdict.submissionId, replayed };
+    addToContext({ submissionId: verdict.submissionId });
+    if (replayed) reply.header('idempotent-replayed', 'true');
+    reply.header('location', `/v1/submissions/${verdict.submissionId}`);
     return reply.code(202).send({
-      submissionId: outcome.submissionId,
-      jobId: outcome.jobId,
-      partnerSubmissionId: outcome.partnerSubmissionId,
-      partnerSubjectId: outcome.partnerSubjectId,
+      submissionId: verdict.submissionId,
+      jobId: verdict.jobId,
+      partnerSubmissionId: verdict.partnerSubmissionId,
+      partnerSubjectId: verdict.partnerSubjectId,
       status: 'accepted',
-      receivedAt: outcome.receivedAt,
+      receivedAt: verdict.receivedAt,
     });
   });
 

@@ -4,7 +4,7 @@ import { iso } from '../codec.js';
 import type { Committer } from '../commit-batcher.js';
 import type { Driver, PriorClaim } from '../driver.js';
 import { newId } from '../ids.js';
-import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
+import { type NamedQuery, namedQuery } from '../prepared.js';
 import {
   auditRow,
   firstJob,
@@ -17,16 +17,11 @@ import {
 import { priorClaim } from '../statements.js';
 import type { AuditRepository } from './audit.js';
 
-/** One validated submission to store: its values, and what its idempotency is decided on. */
+/** One checked submission to store: its values, and what its idempotency is decided on. */
 export interface IngestCommand extends SubmissionValues {
   idempotencyKeyHash: string;
-  /** Hash of the body bytes as received: equal hashes are the same request without more work. */
+  /** Hash of the body as received: equal hashes are the same request without more work. */
   requestHash: string;
-  /**
-   * Decides whether a stored request body is the same JSON value as this one (key order and
-   * whitespace aside). Only called when an idempotency key is reused with different bytes.
-   */
-  sameBody(storedOriginalBody: string): boolean;
   /**
    * The instant the door checked the body at (age and date rules depend on it). Stored as the
    * submission's `received_at`, which the worker checks it at again, so the two never disagree
@@ -37,7 +32,7 @@ export interface IngestCommand extends SubmissionValues {
   keyId: string;
 }
 
-export interface Accepted {
+export interface AcceptedSubmission {
   submissionId: string;
   jobId: string;
   partnerSubmissionId: string;
@@ -45,12 +40,24 @@ export interface Accepted {
   receivedAt: string;
 }
 
-export type IngestOutcome =
-  | ({ kind: 'created' } & Accepted)
-  | ({ kind: 'replayed' } & Accepted)
-  | { kind: 'mismatch' }
-  /** The key's submission was erased on request: a replay must not create it again. */
-  | { kind: 'erased' };
+/** The claim that holds a key another request took first, as ingest decides on it. */
+export type HeldClaim =
+  /** Its submission was erased on request (only erasure deletes one). */
+  | { erased: true }
+  | {
+      erased: false;
+      /** The same request bytes (by hash). */
+      sameRequest: boolean;
+      /** The stored body, when the hashes differ (to compare the JSON values); null otherwise. */
+      originalBody: string | null;
+      /** What the request that took the key was answered. */
+      accepted: AcceptedSubmission;
+    };
+
+export type IngestResult =
+  | ({ kind: 'created' } & AcceptedSubmission)
+  /** The key was taken: ingest decides between a replay, a mismatch and an erased submission. */
+  | { kind: 'taken'; held: HeldClaim };
 
 export interface IngestPolicy {
   idempotencyTtlMs: number;
@@ -59,13 +66,13 @@ export interface IngestPolicy {
 }
 
 /**
- * Stores accepted submissions with their first job, idempotency record and audit event.
+ * Stores accepted submissions with their first job, idempotency claim and audit event.
  *
  * The rows come from `rows.ts`; the driver writes them and answers once they are durably
  * committed, in a commit many submissions share (on SQLite, on its writer thread; on
  * PostgreSQL, one statement in the group commit), so a 202 always means the rows are on disk.
- * A request that finds its key taken is decided here, the same on both: a replay, a mismatch,
- * or an erased submission.
+ * A request that finds its key taken gets the claim that holds it; ingest decides on it
+ * (`ingest/idempotency.ts`), the same on both databases.
  */
 export class IngestWriter {
   private readonly prior: NamedQuery;
@@ -82,7 +89,7 @@ export class IngestWriter {
     this.prior = namedQuery(priorClaim(driver.db).compile());
   }
 
-  async ingest(c: IngestCommand): Promise<IngestOutcome> {
+  async ingest(c: IngestCommand): Promise<IngestResult> {
     const now = c.receivedAt ?? this.clock();
     const submissionId = newId();
     const jobId = newId();
@@ -124,46 +131,48 @@ export class IngestWriter {
         receivedAt: now.toISOString(),
       };
     }
-    // Commit unit: reads the prior claim in `trx` when the driver did not, writes one audit
-    // event, and answers with its return value.
-    return this.committer.submit((trx) => this.decideReplay(trx, written.prior, claim, c, origin, now), {
-      urgent: true,
-      lockKey: `${c.partnerId}:${c.idempotencyKeyHash}`,
-    });
+    return { kind: 'taken', held: held(written.prior ?? (await this.readPrior(claim))) };
   }
 
-  /** The key is taken: a replay of the same body (recorded), a mismatch, or an erased submission. */
-  private async decideReplay(
-    db: Executor,
-    seen: PriorClaim | undefined,
-    claim: IdempotencyRow,
-    c: IngestCommand,
-    origin: AuditOrigin,
-    now: Date,
-  ): Promise<IngestOutcome> {
-    let prior = seen;
-    if (!prior) {
-      // Not seen on the way (on PostgreSQL the winner committed after the statement's
-      // snapshot): read it now, with a fresh one.
-      [prior] = await this.driver.runner.all<PriorClaim>(db, this.prior, { k: claim });
-      if (!prior) throw new Error('idempotency key vanished after its claim was refused');
-    }
-    if (prior.erased || prior.received_at === null) return { kind: 'erased' };
-    if (!prior.same_request && !c.sameBody(prior.original_body ?? '')) return { kind: 'mismatch' };
-    await this.audit.record(
-      db,
-      c.tenantId,
-      { action: 'submission.replayed', resourceType: 'submission', resourceId: prior.submission_id },
-      origin,
-      now,
+  /**
+   * The claim that holds the key, read when the driver did not see it on the way (on
+   * PostgreSQL the winner committed after the statement's snapshot): a fresh read sees it.
+   */
+  private async readPrior(claim: IdempotencyRow): Promise<PriorClaim> {
+    const [prior] = await this.driver.runner.all<PriorClaim>(this.driver.db, this.prior, { k: claim });
+    if (!prior) throw new Error('idempotency key vanished after its claim was refused');
+    return prior;
+  }
+
+  /** Records that a request was answered with the submission its key holds (a replay). */
+  recordReplay(tenantId: string, submissionId: string, origin: AuditOrigin): Promise<void> {
+    // Commit unit: one audit insert with a fresh id each run; a rolled-back first run left none.
+    return this.committer.submit(
+      (trx) =>
+        this.audit.record(
+          trx,
+          tenantId,
+          { action: 'submission.replayed', resourceType: 'submission', resourceId: submissionId },
+          origin,
+          this.clock(),
+        ),
+      { urgent: true },
     );
-    return {
-      kind: 'replayed',
+  }
+}
+
+function held(prior: PriorClaim): HeldClaim {
+  if (prior.erased || prior.received_at === null) return { erased: true };
+  return {
+    erased: false,
+    sameRequest: Boolean(prior.same_request),
+    originalBody: prior.original_body,
+    accepted: {
       submissionId: prior.submission_id,
       jobId: prior.job_id,
       partnerSubmissionId: prior.partner_submission_id ?? '',
       partnerSubjectId: prior.partner_subject_id ?? '',
       receivedAt: iso(prior.received_at),
-    };
-  }
+    },
+  };
 }

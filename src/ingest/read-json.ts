@@ -2,10 +2,11 @@ import { type FlattenedErrors, formatPath } from '../domain/submission/index.js'
 import { findDuplicateKeys } from './duplicate-keys.js';
 
 /**
- * The one reader of submission JSON text: the HTTP layer reads a request body with it, and the
- * worker reads the stored body with it again, so whatever the door accepts the pipeline reads
- * identically (issue 12: a body with a byte-order mark was once accepted, then failed in the
- * worker). Beyond `JSON.parse` it decides what JSON leaves open or what our stores cannot keep:
+ * The one reader of submission JSON text: ingest reads a request's body with it at the door, and
+ * the worker's check of the stored body reads it again (`checkStoredSubmission`), so whatever the
+ * door accepts the pipeline reads identically (issue 12: a body with a byte-order mark was once
+ * accepted, then failed in the worker). The HTTP layer reads the other JSON bodies it takes with
+ * it too. Beyond `JSON.parse` it decides what JSON leaves open or what our stores cannot keep:
  * - a leading UTF-8 byte-order mark is ignored (RFC 8259 §8.1 allows a parser to);
  * - a key repeated in one object is an error (RFC 8259 leaves the meaning open; I-JSON forbids it);
  * - a string or key with an unpaired UTF-16 surrogate (`"\udc00"`) or a NUL character is an

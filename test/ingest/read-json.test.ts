@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatPath } from '../../src/domain/submission/index.js';
-import { findDuplicateKeys } from '../../src/json/duplicate-keys.js';
-import { MAX_JSON_DEPTH, MAX_JSON_VALUES, readJsonText } from '../../src/json/read-json.js';
+import { findDuplicateKeys } from '../../src/ingest/duplicate-keys.js';
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES, readJsonText } from '../../src/ingest/read-json.js';
 
 function errorsOf(text: string) {
   const read = readJsonText(text);

@@ -1,0 +1,49 @@
+import type { HandlerContext } from '../../queue/types.js';
+import type { SystemStore } from '../../store/index.js';
+import type { StoredSubmission } from '../../store/tenant-access.js';
+
+/** What the steps after the check read of a submission. */
+export type SubmissionFacts = Pick<
+  StoredSubmission,
+  'submissionId' | 'mode' | 'partnerSubmissionId' | 'receivedAt' | 'normalisedBody'
+>;
+
+/**
+ * A checked submission as a chained run carries it from step to step in memory, so a run loads
+ * it from the store once: the check step loads it and hands this to the score step it chains,
+ * which hands it on to the render step (`CompletionContext.enqueue`). It holds what the commit
+ * that chained the step wrote (the normalised text included), and the worker gives it to that
+ * attempt alone; any other start (a retry, a rescue, another process) loads from the store.
+ *
+ * The normalised submission travels as its stored text, not as the object the check made: the
+ * two differ where JSON cannot say what an object holds (`-0`, a key whose value is undefined),
+ * and a result must not depend on whether its step started chained or cold.
+ */
+export class LoadedSubmission {
+  constructor(readonly facts: SubmissionFacts) {}
+}
+
+/**
+ * The submission a step works on: what the step that chained it handed over, when that is one
+ * of ours for this job's submission, or else (a cold start) read from the store.
+ */
+export async function submissionFor(
+  submissionId: string,
+  ctx: HandlerContext,
+  store: SystemStore,
+): Promise<SubmissionFacts | undefined> {
+  const given = ctx.handOver;
+  if (given instanceof LoadedSubmission && given.facts.submissionId === submissionId) return given.facts;
+  return store.pipeline.load(store.db, submissionId);
+}
+
+/** The facts of a stored submission, without the texts the later steps do not read. */
+export function factsOf(stored: StoredSubmission, normalisedBody: string): SubmissionFacts {
+  return {
+    submissionId: stored.submissionId,
+    mode: stored.mode,
+    partnerSubmissionId: stored.partnerSubmissionId,
+    receivedAt: stored.receivedAt,
+    normalisedBody,
+  };
+}
