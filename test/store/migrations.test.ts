@@ -199,6 +199,10 @@ describe('migrations', () => {
 
     // 0004: a callback, its sealed secret, the result's event and its delivery job.
     await at('0004_webhooks');
+    // Until 0012 an endpoint has no status and an event no failure reason, but today's outbox
+    // reads and writes them: they stand in the same way.
+    await sql`alter table webhook_endpoints add column status text not null default 'enabled'`.execute(db);
+    await sql`alter table webhook_events add column failure_reason text`.execute(db);
     const admin = new WebhookAdmin(store.system, box, {
       allowInsecure: true,
       scheduleMs: [0, 1000],
@@ -265,6 +269,8 @@ describe('migrations', () => {
       ['tenants', 'mode'],
       ['tenants', 'live_tenant_id'],
       ['partners', 'live_partner_id'],
+      ['webhook_endpoints', 'status'],
+      ['webhook_events', 'failure_reason'],
     ] as const) {
       await sql`alter table ${sql.table(table)} drop column ${sql.ref(column)}`.execute(db);
     }
