@@ -24,6 +24,7 @@ import { erasureRoutes } from './routes/erasures.js';
 import { fhirRoutes } from './routes/fhir.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
+import { submissionListRoutes } from './routes/submission-list.js';
 import { submissionRoutes } from './routes/submissions.js';
 import { type ReadinessCheck, supportRoutes } from './routes/support.js';
 import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
@@ -242,6 +243,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(supportRoutes, support);
   await app.register(probeRoutes);
   await app.register(submissionRoutes, { clock: deps.clock });
+  await app.register(submissionListRoutes, { cursors: deps.cursors, clock: deps.clock });
   await app.register(resultRoutes, { links: deps.links, clock: deps.clock });
   await app.register(fhirRoutes);
   await app.register(artifactRoutes, {

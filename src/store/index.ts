@@ -21,6 +21,7 @@ import { JobsRepository } from './repositories/jobs.js';
 import { MaintenanceRepository } from './repositories/maintenance.js';
 import { PipelineRepository } from './repositories/pipeline.js';
 import { ResultsRepository, TenantResults } from './repositories/results.js';
+import { TenantSubmissionList } from './repositories/submission-list.js';
 import { TenantSubmissions } from './repositories/submissions.js';
 import { TenantArtifacts } from './repositories/tenant-artifacts.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
@@ -207,6 +208,7 @@ export class Store implements TenantGateway, ArtifactGateway {
           return found;
         },
         ingest: (command) => system.ingest.ingest({ ...command, tenantId }),
+        list: (query, origin) => new TenantSubmissionList(driver, tenantId, recordRead).list(query, origin),
       },
       results: {
         get: async (resultId, origin) => {

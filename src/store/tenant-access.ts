@@ -3,6 +3,7 @@ import type { AuditQuery } from './repositories/audit.js';
 import type { ErasureRecord } from './repositories/erasures.js';
 import type { IngestCommand, IngestOutcome } from './repositories/ingest.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
+import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
 import type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
 
@@ -20,6 +21,8 @@ export interface TenantAccess {
     get(submissionId: string, origin: AuditOrigin): Promise<SubmissionRecord | undefined>;
     /** Stores a validated submission with its first job and idempotency claim (group commit). */
     ingest(command: TenantIngestCommand): Promise<IngestOutcome>;
+    /** A page of the account's submissions, newest first, metadata only; audited once per page. */
+    list(query: SubmissionListQuery, origin: AuditOrigin): Promise<SubmissionListPage>;
   };
   readonly results: {
     /** The result; the read is audited. */
@@ -72,5 +75,11 @@ export type { ErasureRecord } from './repositories/erasures.js';
 export type { IngestOutcome } from './repositories/ingest.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
+export type {
+  SubmissionListPage,
+  SubmissionListPosition,
+  SubmissionListQuery,
+  SubmissionListRecord,
+} from './repositories/submission-list.js';
 export type { JobRecord, SubmissionRecord } from './repositories/submissions.js';
 export type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
