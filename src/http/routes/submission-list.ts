@@ -2,14 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Clock } from '../../clock.js';
+import type { AuditOrigin } from '../../domain/audit.js';
 import { isUuid } from '../../domain/ids.js';
 import { SUBMISSION_STATUSES } from '../../domain/statuses.js';
-import type { SubmissionListPosition } from '../../store/tenant-access.js';
+import type { SubmissionListPosition, TenantAccess } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
 import type { CursorPosition, CursorScope, PageCursors } from '../cursor.js';
 import { cursorError, listCursor, listLimit, parseListQuery, queryError, queryTime } from '../list-query.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
-import { submissionListItem, submissionPageExample, submissionPageSchema } from '../submission-list-item.js';
+import {
+  type SubmissionPage,
+  submissionListItem,
+  submissionPageExample,
+  submissionPageSchema,
+} from '../submission-list-item.js';
 
 const TIME_FORMAT = 'an ISO 8601 time with its offset, e.g. 2026-11-21T12:00:00Z (send + as %2B)';
 
@@ -103,35 +109,53 @@ function positionOf(value: CursorPosition | undefined): SubmissionListPosition |
   return { receivedAt, submissionId };
 }
 
+export type SubmissionListParams = z.output<typeof submissionListQuery>;
+
+/**
+ * One page of the account's submissions for the parsed query: what the route answers, and what
+ * the console's page shows (issue 31) with the same cursors. Throws `400`s naming the parameter.
+ */
+export async function findSubmissions(
+  tenant: TenantAccess,
+  q: SubmissionListParams,
+  origin: AuditOrigin,
+  opts: SubmissionListOptions,
+): Promise<SubmissionPage> {
+  const receivedAfter = q.receivedAfter === undefined ? undefined : new Date(q.receivedAfter);
+  const receivedBefore = q.receivedBefore === undefined ? undefined : new Date(q.receivedBefore);
+  if (receivedAfter && receivedBefore && receivedBefore <= receivedAfter) {
+    throw queryError('receivedBefore', 'receivedBefore must be later than receivedAfter.');
+  }
+  // The filters as the list applies them (times in UTC): the same walk gives the same cursor.
+  const filters = {
+    status: q.status,
+    partnerSubjectId: q.partnerSubjectId,
+    partnerSubmissionId: q.partnerSubmissionId,
+    receivedAfter: receivedAfter?.toISOString(),
+    receivedBefore: receivedBefore?.toISOString(),
+  };
+  const scope: CursorScope = { list: 'submissions', tenantId: tenant.tenantId, filters };
+  const after = q.cursor === undefined ? undefined : positionOf(opts.cursors.decode(scope, q.cursor));
+  if (q.cursor !== undefined && !after) throw cursorError();
+  const page = await tenant.submissions.list(
+    { ...filters, receivedAfter, receivedBefore, limit: q.limit, after },
+    origin,
+  );
+  const now = opts.clock();
+  const last = page.items.at(-1);
+  return {
+    items: page.items.map((record) => submissionListItem(record, now)),
+    nextCursor: page.more && last ? opts.cursors.encode(scope, [last.receivedAt, last.submissionId]) : null,
+  };
+}
+
 export async function submissionListRoutes(app: FastifyInstance, opts: SubmissionListOptions): Promise<void> {
-  app.get('/v1/submissions', { config: { auth: true } }, async (request) => {
-    const q = parseListQuery(submissionListQuery, request.query, MESSAGES);
-    const receivedAfter = q.receivedAfter === undefined ? undefined : new Date(q.receivedAfter);
-    const receivedBefore = q.receivedBefore === undefined ? undefined : new Date(q.receivedBefore);
-    if (receivedAfter && receivedBefore && receivedBefore <= receivedAfter) {
-      throw queryError('receivedBefore', 'receivedBefore must be later than receivedAfter.');
-    }
-    const tenant = tenantOf(request);
-    // The filters as the list applies them (times in UTC): the same walk gives the same cursor.
-    const filters = {
-      status: q.status,
-      partnerSubjectId: q.partnerSubjectId,
-      partnerSubmissionId: q.partnerSubmissionId,
-      receivedAfter: receivedAfter?.toISOString(),
-      receivedBefore: receivedBefore?.toISOString(),
-    };
-    const scope: CursorScope = { list: 'submissions', tenantId: tenant.tenantId, filters };
-    const after = q.cursor === undefined ? undefined : positionOf(opts.cursors.decode(scope, q.cursor));
-    if (q.cursor !== undefined && !after) throw cursorError();
-    const page = await tenant.submissions.list(
-      { ...filters, receivedAfter, receivedBefore, limit: q.limit, after },
+  app.get('/v1/submissions', { config: { auth: true } }, async (request) =>
+    findSubmissions(
+      tenantOf(request),
+      parseListQuery(submissionListQuery, request.query, MESSAGES),
       originOf(request),
-    );
-    const now = opts.clock();
-    const last = page.items.at(-1);
-    return {
-      items: page.items.map((record) => submissionListItem(record, now)),
-      nextCursor: page.more && last ? opts.cursors.encode(scope, [last.receivedAt, last.submissionId]) : null,
-    };
-  });
+      opts,
+    ),
+  );
 }
