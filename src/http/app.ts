@@ -24,6 +24,7 @@ import { erasureRoutes } from './routes/erasures.js';
 import { fhirRoutes } from './routes/fhir.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
+import { submissionListRoutes } from './routes/submission-list.js';
 import { submissionRoutes } from './routes/submissions.js';
 import { type ReadinessCheck, supportRoutes } from './routes/support.js';
 import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
@@ -266,6 +267,7 @@ async function installCors(app: FastifyInstance, origins: string[]): Promise<voi
 async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   await app.register(probeRoutes);
   await app.register(submissionRoutes, { clock: deps.clock });
+  await app.register(submissionListRoutes, { cursors: deps.cursors, clock: deps.clock });
   await app.register(resultRoutes, { links: deps.links, clock: deps.clock });
   await app.register(fhirRoutes);
   await app.register(artifactRoutes, {

@@ -8,6 +8,7 @@ import { erasurePaths } from './routes/erasures.js';
 import { fhirPaths } from './routes/fhir.js';
 import { probePaths } from './routes/probe.js';
 import { resultPaths } from './routes/results.js';
+import { submissionListPaths } from './routes/submission-list.js';
 import { submissionPaths } from './routes/submissions.js';
 import { supportPaths } from './routes/support.js';
 import { testEventPaths } from './routes/test-events.js';
@@ -77,6 +78,8 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...erasurePaths,
       ...auditPaths,
       ...testEventPaths,
+      // Creating and listing submissions live in two route files: one path with both operations.
+      '/v1/submissions': { ...submissionPaths['/v1/submissions'], ...submissionListPaths['/v1/submissions'] },
     },
   };
   cachedJson = createDocument(spec, { override: dropRedundantPatterns });

@@ -1,18 +1,13 @@
-import type { Kysely } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import type { AuditOrigin } from '../domain/audit.js';
 import { JobNotifier } from '../jobs/notifier.js';
 import { SecretBox } from '../secret-box.js';
-import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
-import type { Committer } from './commit-batcher.js';
-import type { Database } from './database.js';
+import { DatabaseArtifactStore } from './artifact-store.js';
 import type { Driver } from './driver.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { openPostgresDriver } from './postgres/driver.js';
-import type { Executor } from './prepared.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AuditRepository } from './repositories/audit.js';
 import { ErasureRepository, type Sealer } from './repositories/erasures.js';
@@ -20,14 +15,15 @@ import { IngestWriter } from './repositories/ingest.js';
 import { JobsRepository } from './repositories/jobs.js';
 import { MaintenanceRepository } from './repositories/maintenance.js';
 import { PipelineRepository } from './repositories/pipeline.js';
-import { ResultsRepository, TenantResults } from './repositories/results.js';
-import { TenantSubmissions } from './repositories/submissions.js';
-import { TenantArtifacts } from './repositories/tenant-artifacts.js';
+import { ResultsRepository } from './repositories/results.js';
 import { WebhooksRepository } from './repositories/webhooks.js';
-import type { AuditEntry } from './rows.js';
 import { loadOrCreateSecret } from './secrets.js';
 import { openSqliteDriver, type SqliteDriverOptions } from './sqlite/driver.js';
+import type { SystemStore } from './system-store.js';
 import type { ArtifactGateway, TenantAccess, TenantGateway } from './tenant-access.js';
+import { tenantScope } from './tenant-scope.js';
+
+export type { SystemStore } from './system-store.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -53,37 +49,6 @@ export interface StoreOptions extends SqliteDriverOptions {
  * never for a route (routes get a `TenantAccess`). Named so that using it is a visible choice
  * (Medplum's `getSystemRepo`).
  */
-export interface SystemStore {
-  readonly accounts: AccountsRepository;
-  readonly ingest: IngestWriter;
-  readonly jobs: JobsRepository;
-  readonly pipeline: PipelineRepository;
-  readonly results: ResultsRepository;
-  /** Report bytes, in the database, written in the transaction that makes them available. */
-  readonly artifacts: ArtifactStore;
-  /** Callback endpoints, sealed secrets, the event outbox and the attempt log. */
-  readonly webhooks: WebhooksRepository;
-  /** What the maintenance services delete. */
-  readonly maintenance: MaintenanceRepository;
-  /** Erasure requests and the removal of a submission with everything derived from it. */
-  readonly erasures: ErasureRepository;
-  /** The append-only audit trail, written in the transaction of the action it records. */
-  readonly audit: AuditRepository;
-  /** After erasing: deleted rows made unreadable in the database's files (`Driver.flushDeletes`). */
-  flushDeletes(): Promise<void>;
-  /** Group commit for ingest, job transitions and every other write. */
-  readonly batcher: Committer;
-  /**
-   * Told after every commit that created jobs, so idle workers in this process wake at once; on
-   * PostgreSQL it also listens (while a worker subscribes) for jobs committed by other processes.
-   */
-  readonly notifier: JobNotifier;
-  /** The connection, for reads outside a transaction (the repositories' `db` argument). */
-  readonly db: Kysely<Database>;
-  /** One process at a time runs a maintenance pass holding this (`Driver.tryExclusive`). */
-  tryExclusive(trx: Executor, lockKey: number): Promise<boolean>;
-}
-
 /**
  * The store: a driver (SQLite or PostgreSQL), the repositories built on it, and the two ways
  * in: `system` (unscoped) and `forTenant` (bound to one account).
@@ -199,84 +164,7 @@ export class Store implements TenantGateway, ArtifactGateway {
   }
 
   private scoped(tenantId: string): TenantAccess {
-    const { system, driver, clock } = this;
-    const submissions = new TenantSubmissions(driver, tenantId);
-    const results = new TenantResults(driver.db, tenantId);
-    const artifacts = new TenantArtifacts(driver.db, tenantId, {
-      bytes: system.artifacts,
-      pipeline: system.pipeline,
-      results: system.results,
-      committer: system.batcher,
-    });
-    /** A read is recorded before it is answered: no answer without its audit event. */
-    const recordRead = (entry: AuditEntry, origin: AuditOrigin): Promise<void> =>
-      // Commit unit: one insert through `trx`.
-      system.batcher.submit((trx) => system.audit.record(trx, tenantId, entry, origin, clock()), {
-        urgent: true,
-      });
-    return {
-      tenantId,
-      submissions: {
-        get: async (submissionId, origin) => {
-          const found = await submissions.get(submissionId);
-          if (found) {
-            await recordRead(
-              { action: 'submission.read', resourceType: 'submission', resourceId: submissionId },
-              origin,
-            );
-          }
-          return found;
-        },
-        ingest: (command) => system.ingest.ingest({ ...command, tenantId }),
-        replayed: (submissionId, origin) => system.ingest.recordReplay(tenantId, submissionId, origin),
-      },
-      results: {
-        get: async (resultId, origin) => {
-          const found = await results.get(resultId);
-          if (found)
-            await recordRead({ action: 'result.read', resourceType: 'result', resourceId: resultId }, origin);
-          return found;
-        },
-        locate: (resultId) => results.locate(resultId),
-        exportSource: async (resultId, origin) => {
-          const found = await results.exportSource(resultId);
-          if (found)
-            await recordRead(
-              { action: 'result.exported', resourceType: 'result', resourceId: resultId },
-              origin,
-            );
-          return found;
-        },
-      },
-      artifacts: {
-        downloadable: (artifactId) => artifacts.downloadable(artifactId),
-        recreation: (artifactId) => artifacts.recreation(artifactId),
-        restore: (artifactId, body) => artifacts.restore(artifactId, body),
-        downloaded: (artifactId, origin) =>
-          recordRead(
-            { action: 'artifact.downloaded', resourceType: 'artifact', resourceId: artifactId },
-            origin,
-          ),
-      },
-      erasures: {
-        request: async (partnerSubjectId, origin) => {
-          // Commit unit: decides from the subject's submissions read in `trx`; a second attempt
-          // makes a new erasure id (the first one's rows were rolled back) and reuses the
-          // sealing key file the first one may have created.
-          const { erasure, enqueued } = await system.batcher.submit(
-            (trx) => system.erasures.request(trx, tenantId, partnerSubjectId, origin, clock()),
-            // One subject's requests queue behind each other (the same lane on PostgreSQL).
-            { urgent: true, lockKey: `erasure:${tenantId}:${partnerSubjectId}` },
-          );
-          if (enqueued) system.notifier.notify();
-          return erasure;
-        },
-        get: (erasureId) => system.erasures.get(tenantId, erasureId),
-      },
-      audit: {
-        list: (query) => system.audit.list(tenantId, query),
-      },
-    };
+    return tenantScope({ system: this.system, driver: this.driver, clock: this.clock, tenantId });
   }
 
   /** A signed download link names only the artifact: its account is looked up, then scoped to. */

@@ -3,6 +3,7 @@ import type { AuditQuery } from './repositories/audit.js';
 import type { ErasureRecord } from './repositories/erasures.js';
 import type { IngestCommand, IngestResult } from './repositories/ingest.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
+import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
 import type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
 
@@ -25,6 +26,8 @@ export interface TenantAccess {
     ingest(command: TenantIngestCommand): Promise<IngestResult>;
     /** Records (audit) that a request was answered with the submission its key holds. */
     replayed(submissionId: string, origin: AuditOrigin): Promise<void>;
+    /** A page of the account's submissions, newest first, metadata only; audited once per page. */
+    list(query: SubmissionListQuery, origin: AuditOrigin): Promise<SubmissionListPage>;
   };
   readonly results: {
     /** The result; the read is audited. */
@@ -77,5 +80,11 @@ export type { ErasureRecord } from './repositories/erasures.js';
 export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
+export type {
+  SubmissionListPage,
+  SubmissionListPosition,
+  SubmissionListQuery,
+  SubmissionListRecord,
+} from './repositories/submission-list.js';
 export type { JobRecord, SubmissionRecord } from './repositories/submissions.js';
 export type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';

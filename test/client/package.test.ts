@@ -279,6 +279,44 @@ console.log(JSON.stringify({ first: first.submissionId, second: second.submissio
     }
   }, 120_000);
 
+  it('finds an account’s submissions: one page, the next by its cursor, and all of them by iterating across pages', async () => {
+    const lister = await createAccount(service);
+    fs.writeFileSync(path.join(project, 'lister-body.json'), JSON.stringify(bodyFor(lister)));
+    fs.writeFileSync(
+      path.join(project, 'iterate.mjs'),
+      `import fs from 'node:fs';
+import { createClient } from '@healthspan/client';
+const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY });
+const body = JSON.parse(fs.readFileSync('lister-body.json', 'utf8'));
+const made = [];
+for (let i = 0; i < 7; i++) made.push((await client.submissions.create({ ...body, partnerSubmissionId: 'list-' + i })).submissionId);
+const all = [];
+for await (const s of client.submissions.iterate({ limit: 3 })) all.push(s);
+const first = await client.submissions.list({ limit: 3 });
+const second = await client.submissions.list({ limit: 3, cursor: first.nextCursor });
+const one = [];
+for await (const s of client.submissions.iterate({ partnerSubmissionId: 'list-4', receivedAfter: new Date(0) })) one.push(s.submissionId);
+let error;
+try { await client.submissions.list({ limit: 3, status: 'failed', cursor: first.nextCursor }); } catch (e) { error = e; }
+console.log(JSON.stringify({
+  made, all: all.map((s) => s.submissionId), keys: Object.keys(all[0]).sort(),
+  first: first.items.map((s) => s.submissionId), second: second.items.map((s) => s.submissionId), one,
+  code: error?.code, fields: Object.keys(error?.details?.fieldErrors ?? {}),
+}));
+`,
+    );
+    const out = await run('iterate.mjs', { BASE: service.url, KEY: lister.apiKey });
+    const newestFirst = [...(out.made as string[])].reverse();
+    expect(out.all).toEqual(newestFirst);
+    expect(out.first).toEqual(newestFirst.slice(0, 3));
+    expect(out.second).toEqual(newestFirst.slice(3, 6));
+    expect(out.one).toEqual([(out.made as string[])[4]]);
+    expect(out.keys).not.toContain('markers');
+    expect(out.keys).toContain('errorSummary');
+    // A cursor is bound to its filters: used with others, a typed 400 naming it.
+    expect(out).toMatchObject({ code: 'VALIDATION_ERROR', fields: ['query.cursor'] });
+  });
+
   it('gives a TypeScript consumer the API’s types (a wrong field does not compile)', () => {
     fs.writeFileSync(
       path.join(project, 'tsconfig.json'),
@@ -306,6 +344,11 @@ export async function scores(id: string): Promise<number[]> {
 }
 export function send(body: SubmissionRequest) {
   return client.submissions.create(body, { idempotencyKey: 'k' });
+}
+export async function failedIds(): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const s of client.submissions.iterate({ status: 'failed', receivedAfter: new Date(0) })) ids.push(s.submissionId);
+  return ids;
 }
 export async function status(id: string): Promise<string> {
   const detail = await client.submissions.get(id);

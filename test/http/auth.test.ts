@@ -104,6 +104,8 @@ describe('authentication', () => {
     ]);
     const routes = service.app.routeTable.filter((r) => r.url.startsWith('/v1/') && r.method !== 'OPTIONS');
     expect(routes.length).toBeGreaterThanOrEqual(4);
+    // The self-service routes (issue 30) are in the table, so they are checked below.
+    expect(routes.map((r) => `${r.method} ${r.url}`)).toContain('GET /v1/submissions');
     for (const route of routes) {
       const name = `${route.method} ${route.url}`;
       const path = route.url.replace(/:[A-Za-z]+/g, '0190a7e0-0000-7000-8000-000000000000');

@@ -427,6 +427,12 @@ describe('examples', () => {
       Object.values(o.responses[status]!.content!['application/json']!.examples!)[0]!.value;
     expect(shape(example(post, '202'))).toEqual(shape(replay.json));
     expect(shape(example(op('/v1/submissions/{submissionId}'), '200'))).toEqual(shape(detail.json));
+    // The list example's first item is a completed submission.
+    const listed = await getJson(service, '/v1/submissions?status=completed&limit=1', {
+      'x-api-key': account.apiKey,
+    });
+    const listExample = example(op('/v1/submissions'), '200') as { items: unknown[] };
+    expect(shape(listExample.items[0])).toEqual(shape((listed.json.items as unknown[])[0]));
     // The example is the primary outcome only; `outcomes` appears when more than one is scored.
     const { outcomes: _more, ...primary } = result.json;
     expect(shape(example(op('/v1/results/{resultId}'), '200'))).toEqual(shape(primary));
@@ -568,6 +574,8 @@ describe('errors and headers', () => {
       ['/v1/submissions/{submissionId}', '/v1/submissions/00000000-0000-4000-8000-000000000000'],
       ['/v1/results/{resultId}', '/v1/results/not-a-uuid'],
       ['/v1/results/{resultId}', `/v1/results/${resultId}`],
+      ['/v1/submissions', '/v1/submissions?limit=1'],
+      ['/v1/submissions', '/v1/submissions?limit=0&unknown=1'],
       ['/v1/partner-auth-probe', '/v1/partner-auth-probe'],
       ['/health', '/health'],
       ['/ready', '/ready'],

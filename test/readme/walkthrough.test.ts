@@ -120,6 +120,8 @@ describe('the README walkthrough', () => {
     expect(fs.readFileSync(path.join(work!, 'report.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
     // Patient, 14 markers, smoking, weight, height, BMI, the lab report and 4 risk assessments.
     expect(out).toMatch(/^24 FHIR resources$/m);
+    // The list at the end of the block: the completed submission, found without its id.
+    expect(out).toMatch(/\{"items":\[\{"submissionId":"[0-9a-f-]{36}","partnerSubmissionId":"sub-000123"/);
     const fhir = JSON.parse(fs.readFileSync(path.join(work!, 'result.fhir.json'), 'utf8')) as Bundle;
     expect(bundleErrors(fhir)).toEqual([]);
 

@@ -2,11 +2,18 @@ import createFetchClient from 'openapi-fetch';
 import { errorFrom, errorFromResponse, HealthspanError, networkError } from './errors.js';
 import type { components, paths } from './generated/openapi.js';
 import { type RetryOptions, withRetries } from './retry.js';
+import { submissionListing } from './submission-list.js';
 import { parseResultReadyEvent, type ResultReadyEvent, verifyWebhook } from './webhooks.js';
 
 export { HealthspanError } from './errors.js';
 export type { components, paths } from './generated/openapi.js';
 export type { RetryOptions } from './retry.js';
+export type {
+  SubmissionFilters,
+  SubmissionListItem,
+  SubmissionListQuery,
+  SubmissionPage,
+} from './submission-list.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,
   parseResultReadyEvent,
@@ -87,6 +94,10 @@ export function createClient(options: ClientOptions) {
   }
 
   const submissions = {
+    ...submissionListing((query) =>
+      withRetries(() => call(() => api.GET('/v1/submissions', { params: { query } })), options.retry),
+    ),
+
     /**
      * Submits one person's data: `202` once it is durably stored. Retried on network errors,
      * 429 and 5xx with the same idempotency key, so a retry never creates a second submission.

@@ -105,7 +105,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Your account's submissions, newest first
+         * @description Finds submissions by status, subject, your reference or the time they were received, newest first (by receivedAt, then submissionId). Each item holds ids, references, status, times, the result id, why processing failed and the SLA: never submitted data (read one submission for its steps). Pages are walked with nextCursor, which is bound to the key’s account and mode and to the filters: submissions received while you walk never make a page repeat or skip one. Each page read is audited.
+         */
+        get: operations["listSubmissions"];
         put?: never;
         /**
          * Submit a payload
@@ -589,6 +593,40 @@ export interface components {
             field: string;
             message: string;
         }[];
+        SubmissionPage: {
+            items: components["schemas"]["SubmissionListItem"][];
+            /** @description Pass as cursor (with the same filters) for the next, older page; null on the last page */
+            nextCursor: string | null;
+        };
+        SubmissionListItem: {
+            /** Format: uuid */
+            submissionId: string;
+            partnerSubmissionId: string;
+            partnerSubjectId: string;
+            /** @enum {string} */
+            status: "received" | "validating" | "validated" | "processing" | "completed" | "failed" | "rejected";
+            statusLabel: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp
+             */
+            receivedAt: string;
+            /**
+             * Format: date-time
+             * @description ISO-8601 timestamp
+             */
+            updatedAt: string;
+            /** @description When the result was completed (the result’s completedAt); null until then */
+            completedAt: string | null;
+            /** @description Null until a result exists */
+            resultId: string | null;
+            /** @description Plain-language reason of the latest failed processing step; null when none failed */
+            errorSummary: string | null;
+            /** @description Processing deadline set at acceptance */
+            slaDeadlineAt: string | null;
+            /** @description Finished after the deadline, or still unfinished past it */
+            slaBreached: boolean;
+        };
         SubmissionDetail: {
             /** Format: uuid */
             submissionId: string;
@@ -810,9 +848,9 @@ export interface components {
             /** Format: uuid */
             tenantId: string;
             /** @enum {string} */
-            action: "submission.created" | "submission.replayed" | "submission.read" | "submission.expired" | "result.read" | "result.exported" | "artifact.downloaded" | "subject.erasure_requested" | "subject.erased" | "key.created" | "key.revoked" | "tenant.deactivated" | "tenant.activated" | "webhook.endpoint_set" | "webhook.secret_rotated" | "webhook.redelivered";
+            action: "submission.created" | "submission.replayed" | "submission.read" | "submission.expired" | "result.read" | "result.exported" | "artifact.downloaded" | "subject.erasure_requested" | "subject.erased" | "key.created" | "key.revoked" | "tenant.deactivated" | "tenant.activated" | "webhook.endpoint_set" | "webhook.secret_rotated" | "webhook.redelivered" | "submission.listed" | "event.listed" | "event.read" | "webhook.recovered" | "recovery.read" | "webhook.endpoint_read" | "webhook.endpoint_deleted" | "webhook.endpoint_enabled" | "webhook.endpoint_disabled" | "webhook.listen_started";
             /** @enum {string} */
-            resourceType: "submission" | "result" | "artifact" | "erasure" | "api_key" | "tenant" | "webhook_endpoint" | "webhook_event";
+            resourceType: "submission" | "result" | "artifact" | "erasure" | "api_key" | "tenant" | "webhook_endpoint" | "webhook_event" | "webhook_recovery";
             /** @description The service's id of the resource (never your own references) */
             resourceId: string;
             actor: {
@@ -1515,6 +1553,284 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_API_KEY: the API key is missing, invalid, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description The authentication scheme: Bearer realm="healthspan" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INVALID_API_KEY";
+                        };
+                    };
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: the account was deactivated */
+            403: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "ACCOUNT_INACTIVE";
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request headers or body did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description EXPECTATION_FAILED: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests for this API key, or too many failed key checks from this address; wait for the Retry-After delay */
+            429: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server accepts */
+            431: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: an unexpected failure; retry later, quoting the request id */
+            500: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listSubmissions: {
+        parameters: {
+            query?: {
+                /** @description Only submissions in this status (e.g. failed) */
+                status?: "received" | "validating" | "validated" | "processing" | "completed" | "failed" | "rejected";
+                /** @description Only this subject's submissions (your reference, exactly as submitted) */
+                partnerSubjectId?: string;
+                /** @description Only submissions with this reference of yours */
+                partnerSubmissionId?: string;
+                /** @description Only submissions received at or after this time (ISO 8601 with offset) */
+                receivedAfter?: string;
+                /** @description Only submissions received before this time (ISO 8601 with offset) */
+                receivedBefore?: string;
+                /** @description Items per page, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description nextCursor of the previous page, as it was given; the other filters must stay the same */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of submissions */
+            200: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionPage"];
+                };
+            };
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: a query parameter is unknown or out of range, a time has no offset, receivedBefore is not after receivedAfter, or the cursor was issued for another account, mode or filter set (details.fieldErrors names it) */
+            400: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "VALIDATION_ERROR";
+                            details?: components["schemas"]["ValidationErrorDetails"];
                         };
                     };
                 };

@@ -1,0 +1,117 @@
+import type { Clock } from '../clock.js';
+import type { AuditOrigin } from '../domain/audit.js';
+import type { Driver } from './driver.js';
+import { TenantResults } from './repositories/results.js';
+import { TenantSubmissionList } from './repositories/submission-list.js';
+import { TenantSubmissions } from './repositories/submissions.js';
+import { TenantArtifacts } from './repositories/tenant-artifacts.js';
+import type { AuditEntry } from './rows.js';
+import type { SystemStore } from './system-store.js';
+import type { TenantAccess } from './tenant-access.js';
+
+/** What each area of an account's access is built from. */
+interface Scope {
+  system: SystemStore;
+  driver: Driver;
+  clock: Clock;
+  tenantId: string;
+  /** A read is recorded before it is answered: no answer without its audit event. */
+  recordRead(entry: AuditEntry, origin: AuditOrigin): Promise<void>;
+}
+
+/**
+ * The `TenantAccess` of one account: every area's queries carry the account's predicate, and
+ * every read that answers with data records its audit event first. One function per area.
+ */
+export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
+  const { system, tenantId, clock } = deps;
+  const scope: Scope = {
+    ...deps,
+    recordRead: (entry, origin) =>
+      // Commit unit: one insert through `trx`.
+      system.batcher.submit((trx) => system.audit.record(trx, tenantId, entry, origin, clock()), {
+        urgent: true,
+      }),
+  };
+  return {
+    tenantId,
+    submissions: submissionsOf(scope),
+    results: resultsOf(scope),
+    artifacts: artifactsOf(scope),
+    erasures: erasuresOf(scope),
+    audit: { list: (query) => system.audit.list(tenantId, query) },
+  };
+}
+
+function submissionsOf({ system, driver, tenantId, recordRead }: Scope): TenantAccess['submissions'] {
+  const submissions = new TenantSubmissions(driver, tenantId);
+  const list = new TenantSubmissionList(driver, tenantId, recordRead);
+  return {
+    get: async (submissionId, origin) => {
+      const found = await submissions.get(submissionId);
+      if (found) {
+        await recordRead(
+          { action: 'submission.read', resourceType: 'submission', resourceId: submissionId },
+          origin,
+        );
+      }
+      return found;
+    },
+    ingest: (command) => system.ingest.ingest({ ...command, tenantId }),
+    replayed: (submissionId, origin) => system.ingest.recordReplay(tenantId, submissionId, origin),
+    list: (query, origin) => list.list(query, origin),
+  };
+}
+
+function resultsOf({ driver, tenantId, recordRead }: Scope): TenantAccess['results'] {
+  const results = new TenantResults(driver.db, tenantId);
+  return {
+    get: async (resultId, origin) => {
+      const found = await results.get(resultId);
+      if (found)
+        await recordRead({ action: 'result.read', resourceType: 'result', resourceId: resultId }, origin);
+      return found;
+    },
+    locate: (resultId) => results.locate(resultId),
+    exportSource: async (resultId, origin) => {
+      const found = await results.exportSource(resultId);
+      if (found)
+        await recordRead({ action: 'result.exported', resourceType: 'result', resourceId: resultId }, origin);
+      return found;
+    },
+  };
+}
+
+function artifactsOf({ system, driver, tenantId, recordRead }: Scope): TenantAccess['artifacts'] {
+  const artifacts = new TenantArtifacts(driver.db, tenantId, {
+    bytes: system.artifacts,
+    pipeline: system.pipeline,
+    results: system.results,
+    committer: system.batcher,
+  });
+  return {
+    downloadable: (artifactId) => artifacts.downloadable(artifactId),
+    recreation: (artifactId) => artifacts.recreation(artifactId),
+    restore: (artifactId, body) => artifacts.restore(artifactId, body),
+    downloaded: (artifactId, origin) =>
+      recordRead({ action: 'artifact.downloaded', resourceType: 'artifact', resourceId: artifactId }, origin),
+  };
+}
+
+function erasuresOf({ system, tenantId, clock }: Scope): TenantAccess['erasures'] {
+  return {
+    request: async (partnerSubjectId, origin) => {
+      // Commit unit: decides from the subject's submissions read in `trx`; a second attempt
+      // makes a new erasure id (the first one's rows were rolled back) and reuses the
+      // sealing key file the first one may have created.
+      const { erasure, enqueued } = await system.batcher.submit(
+        (trx) => system.erasures.request(trx, tenantId, partnerSubjectId, origin, clock()),
+        // One subject's requests queue behind each other (the same lane on PostgreSQL).
+        { urgent: true, lockKey: `erasure:${tenantId}:${partnerSubjectId}` },
+      );
+      if (enqueued) system.notifier.notify();
+      return erasure;
+    },
+    get: (erasureId) => system.erasures.get(tenantId, erasureId),
+  };
+}
