@@ -17,6 +17,8 @@ const INTEGRATION = [
  * and whole processes under faults (test/scale: 2 API + 2 workers at scale; a private cluster restarted mid-load).
  */
 const POSTGRES_ONLY = ['test/postgres/**/*.test.ts', 'test/scale/**/*.test.ts'];
+/** What only SQLite has: its planner, which keeps no statistics (checked against the shape of a statement). */
+const SQLITE_ONLY = ['test/sqlite/**/*.test.ts'];
 /** The driver conformance cases: both drivers in one run (River's `riverdrivertest`). */
 const DRIVERS = ['test/drivers/**/*.test.ts'];
 
@@ -42,7 +44,7 @@ export default defineConfig({
           name: 'unit',
           globalSetup: [LEFTOVERS],
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...INTEGRATION, ...POSTGRES_ONLY, ...DRIVERS],
+          exclude: [...configDefaults.exclude, ...INTEGRATION, ...POSTGRES_ONLY, ...SQLITE_ONLY, ...DRIVERS],
         },
       },
       {
@@ -58,7 +60,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'sqlite',
-          include: INTEGRATION,
+          include: [...INTEGRATION, ...SQLITE_ONLY],
           env: { HEALTHSPAN_TEST_STORE: 'sqlite' },
           globalSetup: [LEFTOVERS],
         },
