@@ -30,6 +30,7 @@ import { type MetricsServer, serveMetrics } from './telemetry/metrics-server.js'
 import { startTracing } from './telemetry/tracing.js';
 import { VERSION } from './version.js';
 import { WebhookAdmin } from './webhooks/admin.js';
+import { WebhookEndpoints } from './webhooks/endpoints.js';
 import { registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
 import { TestEvents } from './webhooks/test-events.js';
 
@@ -162,8 +163,13 @@ function appDeps(
         allowInsecure: config.webhookAllowInsecure,
         scheduleMs: config.webhookRetryScheduleMs,
         clock,
+        tenants: store,
       }),
     ),
+    webhookEndpoints: new WebhookEndpoints(secretBoxFor(config), {
+      allowInsecure: config.webhookAllowInsecure,
+      clock,
+    }),
     clock,
     role: parts.role,
     readinessChecks: parts.readinessChecks,
@@ -188,6 +194,7 @@ async function startMetrics(
   const { store, clock } = parts;
   const registry = new ServiceMetrics({
     queue: () => store.system.jobs.queueCounts(clock()),
+    endpoints: () => store.system.endpointHealth.countsByStatus(),
     ready: async () => (await readiness(() => store.isReady(), parts.readinessChecks)).ok,
     now: clock,
     jobTypes: [...JOB_TYPES, ERASURE_JOB_TYPE],
@@ -228,6 +235,7 @@ export function serviceJobKinds(
       scheduleMs: config.webhookRetryScheduleMs,
       timeoutMs: config.webhookTimeoutMs,
       allowInsecure: config.webhookAllowInsecure,
+      disableAfterMs: config.webhookDisableAfterMs,
     },
     clock,
   });

@@ -10,13 +10,14 @@ import { ORIGIN, withStore } from './store.js';
 
 async function withWebhooks<T>(fn: (admin: WebhookAdmin) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  return withStore((store) =>
+  return withStore((store, scoped) =>
     fn(
       new WebhookAdmin(store, secretBoxFor(config), {
         allowInsecure: config.webhookAllowInsecure,
         scheduleMs: config.webhookRetryScheduleMs,
         clock: systemClock,
         origin: ORIGIN,
+        tenants: scoped,
       }),
     ),
   );

@@ -28,6 +28,7 @@ import { submissionListRoutes } from './routes/submission-list.js';
 import { submissionRoutes } from './routes/submissions.js';
 import { type ReadinessCheck, supportRoutes } from './routes/support.js';
 import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
+import { type WebhookEndpointService, webhookEndpointRoutes } from './routes/webhook-endpoint.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -66,6 +67,8 @@ export interface AppDeps {
   cursors: PageCursors;
   /** `POST /v1/test/events` (test keys): sends within the account it is handed. */
   testEvents: TestEventSender;
+  /** `/v1/webhook-endpoint`: the key's own callback endpoint, through its account's access. */
+  webhookEndpoints: WebhookEndpointService;
   logger: Logger;
   clock: Clock;
   /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
@@ -240,7 +243,7 @@ function installAccessLog(app: FastifyInstance): void {
 async function installCors(app: FastifyInstance, origins: string[]): Promise<void> {
   await app.register(cors, {
     origin: origins,
-    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+    methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
     allowedHeaders: [
       'Content-Type',
       'Authorization',
@@ -278,4 +281,5 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   await app.register(erasureRoutes);
   await app.register(auditRoutes);
   await app.register(testEventRoutes, { sender: deps.testEvents });
+  await app.register(webhookEndpointRoutes, { endpoints: deps.webhookEndpoints });
 }

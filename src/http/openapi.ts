@@ -12,6 +12,7 @@ import { submissionListPaths } from './routes/submission-list.js';
 import { submissionPaths } from './routes/submissions.js';
 import { supportPaths } from './routes/support.js';
 import { testEventPaths } from './routes/test-events.js';
+import { webhookEndpointPaths } from './routes/webhook-endpoint.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -78,6 +79,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...erasurePaths,
       ...auditPaths,
       ...testEventPaths,
+      ...webhookEndpointPaths,
       // Creating and listing submissions live in two route files: one path with both operations.
       '/v1/submissions': { ...submissionPaths['/v1/submissions'], ...submissionListPaths['/v1/submissions'] },
     },

@@ -10,6 +10,7 @@ import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { openPostgresDriver } from './postgres/driver.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AuditRepository } from './repositories/audit.js';
+import { EndpointHealthRepository } from './repositories/endpoint-health.js';
 import { ErasureRepository, type Sealer } from './repositories/erasures.js';
 import { IngestWriter } from './repositories/ingest.js';
 import { JobsRepository } from './repositories/jobs.js';
@@ -101,6 +102,7 @@ export class Store implements TenantGateway, ArtifactGateway {
       results: new ResultsRepository(driver),
       artifacts: new DatabaseArtifactStore(driver),
       webhooks: new WebhooksRepository(driver),
+      endpointHealth: new EndpointHealthRepository(driver),
       maintenance: new MaintenanceRepository(driver),
       erasures: new ErasureRepository(driver, {
         jobs,

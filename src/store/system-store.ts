@@ -6,6 +6,7 @@ import type { Database } from './database.js';
 import type { Executor } from './prepared.js';
 import type { AccountsRepository } from './repositories/accounts.js';
 import type { AuditRepository } from './repositories/audit.js';
+import type { EndpointHealthRepository } from './repositories/endpoint-health.js';
 import type { ErasureRepository } from './repositories/erasures.js';
 import type { IngestWriter } from './repositories/ingest.js';
 import type { JobsRepository } from './repositories/jobs.js';
@@ -25,6 +26,8 @@ export interface SystemStore {
   readonly artifacts: ArtifactStore;
   /** Callback endpoints, sealed secrets, the event outbox and the attempt log. */
   readonly webhooks: WebhooksRepository;
+  /** Each endpoint's failure clock, its disabling, and the endpoints by status. */
+  readonly endpointHealth: EndpointHealthRepository;
   /** What the maintenance services delete. */
   readonly maintenance: MaintenanceRepository;
   /** Erasure requests and the removal of a submission with everything derived from it. */

@@ -6,6 +6,7 @@ import type { ResultExportSource, ResultRecord } from './repositories/results.js
 import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
 import type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
+import type { TenantWebhookEndpoint } from './repositories/webhook-endpoint.js';
 
 /**
  * The only part of the store the HTTP layer may import: data access bound to one account
@@ -56,6 +57,14 @@ export interface TenantAccess {
     /** The account's audit events, newest first. */
     list(query: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }>;
   };
+  /**
+   * The callback endpoints of the account's partner credentials (one per credential and mode):
+   * read, set, rotate, delete, enable; every change audited in its own transaction.
+   */
+  readonly webhookEndpoint: Pick<
+    TenantWebhookEndpoint,
+    'state' | 'set' | 'addSecret' | 'remove' | 'enable' | 'read'
+  >;
 }
 
 /** An ingest command of the account the access is bound to. */
@@ -88,3 +97,10 @@ export type {
 } from './repositories/submission-list.js';
 export type { JobRecord, SubmissionRecord } from './repositories/submissions.js';
 export type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
+export type {
+  EndpointState,
+  EndpointStatus,
+  EndpointWrite,
+  SecretPolicy,
+} from './repositories/webhook-endpoint.js';
+export type { SecretRecord } from './repositories/webhooks.js';

@@ -5,6 +5,7 @@ import { TenantResults } from './repositories/results.js';
 import { TenantSubmissionList } from './repositories/submission-list.js';
 import { TenantSubmissions } from './repositories/submissions.js';
 import { TenantArtifacts } from './repositories/tenant-artifacts.js';
+import { TenantWebhookEndpoint } from './repositories/webhook-endpoint.js';
 import type { AuditEntry } from './rows.js';
 import type { SystemStore } from './system-store.js';
 import type { TenantAccess } from './tenant-access.js';
@@ -40,6 +41,11 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
     artifacts: artifactsOf(scope),
     erasures: erasuresOf(scope),
     audit: { list: (query) => system.audit.list(tenantId, query) },
+    webhookEndpoint: new TenantWebhookEndpoint(deps.driver, tenantId, {
+      committer: system.batcher,
+      webhooks: system.webhooks,
+      audit: system.audit,
+    }),
   };
 }
 

@@ -77,6 +77,12 @@ export const METRIC_CATALOG = {
     labels: [],
     help: 'Time from an event being created to the receiver acknowledging it with a 2xx, retries included.',
   },
+  webhookEndpoints: {
+    name: 'healthspan_webhook_endpoints',
+    type: 'gauge',
+    labels: ['mode', 'status'],
+    help: 'Callback endpoints by mode (live, test) and status (enabled, disabled: every attempt failed for WEBHOOK_DISABLE_AFTER), read once per scrape.',
+  },
   dbCommitDuration: {
     name: 'healthspan_db_commit_duration_seconds',
     type: 'histogram',
@@ -113,3 +119,6 @@ export type MetricKey = keyof typeof METRIC_CATALOG;
 
 /** The job states the `healthspan_jobs` gauge reports; completed jobs only wait to be cleaned. */
 export const GAUGED_JOB_STATES = ['pending', 'running', 'retrying', 'failed'] as const;
+
+/** The statuses the `healthspan_webhook_endpoints` gauge reports, 0 when none. */
+export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;

@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { API_MODES, type ApiMode } from '../domain/mode.js';
-import { GAUGED_JOB_STATES, METRIC_CATALOG, type MetricKey } from './catalog.js';
+import { ENDPOINT_STATUSES, GAUGED_JOB_STATES, METRIC_CATALOG, type MetricKey } from './catalog.js';
 import { observe } from './events.js';
 
 /** One count of the queue: jobs of one type in one state, and the oldest due one's time. */
@@ -17,6 +17,8 @@ export interface QueueCount {
 export interface MetricsSources {
   /** The queue by type and state: one query, run at most once per `queueCacheMs`. */
   queue(): Promise<QueueCount[]>;
+  /** Callback endpoints by mode and status (one small query per scrape); none when not given. */
+  endpoints?(): Promise<Array<{ mode: ApiMode; status: string; count: number }>>;
   /** What `/ready` answers: true for 200. */
   ready(): Promise<boolean>;
   /** For the age of the oldest due job. */
@@ -144,6 +146,7 @@ export class ServiceMetrics {
         this.set((await self.sources.ready().catch(() => false)) ? 1 : 0);
       },
     });
+    if (sources.endpoints) this.endpointGauge(r, sources.endpoints);
     new Gauge({ ...spec('buildInfo'), registers: [r] }).set(sources.info, 1);
     this.unsubscribe = observeEvents(series);
   }
@@ -172,6 +175,24 @@ export class ServiceMetrics {
       );
     }
     return this.queueRead.counts;
+  }
+
+  /**
+   * Every (mode, status) pair, zero when none, so an alert on disabled endpoints sees 0 rather
+   * than no data; a failed read reports nothing.
+   */
+  private endpointGauge(r: Registry, read: NonNullable<MetricsSources['endpoints']>): void {
+    new Gauge({
+      ...spec('webhookEndpoints'),
+      registers: [r],
+      async collect() {
+        this.reset();
+        const counts = await read().catch(() => undefined);
+        if (!counts) return;
+        for (const mode of API_MODES) for (const status of ENDPOINT_STATUSES) this.set({ mode, status }, 0);
+        for (const c of counts) this.set({ mode: c.mode, status: c.status }, c.count);
+      },
+    });
   }
 
   /**

@@ -6,24 +6,20 @@ import type { SecretBox } from '../secret-box.js';
 import type { SystemStore } from '../store/index.js';
 import type { Executor } from '../store/prepared.js';
 import { NotFoundError } from '../store/repositories/accounts.js';
-import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
+import type { TenantGateway } from '../store/tenant-access.js';
+import { type EndpointField, EndpointInputError, type EndpointOwner, WebhookEndpoints } from './endpoints.js';
+import type { Resolver } from './guard.js';
 import { DELIVER_KIND, deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
-import { activeSecret, apiKeyContext, secretContext, secretInEffect } from './secrets.js';
-import { generateSigningSecret } from './signing.js';
+
+/** The command's flag for each field the endpoint service may refuse. */
+const FLAGS: Readonly<Record<EndpointField, string>> = {
+  url: '--url',
+  'receiverKey.header': '--api-key-header',
+  'receiverKey.value': '--api-key',
+};
 
 /** A request the operator can fix (unknown id, forbidden URL): reported as is, exit 1. */
 export class WebhookAdminError extends Error {}
-
-/** Header names a receiver key may not take: they carry the delivery itself. */
-const RESERVED_HEADERS = new Set([
-  'content-type',
-  'content-length',
-  'host',
-  'user-agent',
-  'connection',
-  'transfer-encoding',
-]);
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
 
 export interface WebhookAdminOptions {
   allowInsecure: boolean;
@@ -34,6 +30,8 @@ export interface WebhookAdminOptions {
   resolve?: Resolver;
   /** Whose changes these are, for the audit trail: an operator's command unless given. */
   origin?: AuditOrigin;
+  /** An account's scoped access: the endpoint is managed through it, as the API does. */
+  tenants: TenantGateway;
 }
 
 /**
@@ -43,13 +41,19 @@ export interface WebhookAdminOptions {
  */
 export class WebhookAdmin {
   private readonly origin: AuditOrigin;
+  private readonly endpoints: WebhookEndpoints;
 
   constructor(
     private readonly store: SystemStore,
-    private readonly box: SecretBox,
+    box: SecretBox,
     private readonly o: WebhookAdminOptions,
   ) {
     this.origin = o.origin ?? { actor: { type: 'operator' }, requestId: randomUUID() };
+    this.endpoints = new WebhookEndpoints(box, {
+      allowInsecure: o.allowInsecure,
+      clock: o.clock,
+      ...(o.resolve ? { resolve: o.resolve } : {}),
+    });
   }
 
   async set(
@@ -57,54 +61,20 @@ export class WebhookAdmin {
     url: string,
     opts: { apiKey?: string | undefined; apiKeyHeader?: string | undefined; mode?: ApiMode },
   ): Promise<{ partnerId: string; mode: ApiMode; url: string; signingSecret: string }> {
-    const now = this.now();
     const mode = opts.mode ?? 'live';
     const live = await this.store.accounts.requirePartner(partnerId);
-    const checked = checkCallbackUrl(url, { allowInsecure: this.o.allowInsecure });
-    if (!checked.ok) throw new WebhookAdminError(this.withInsecureHint(checked.reason));
-    const resolved = await resolveAllowed(checked.url.hostname, {
-      allowInsecure: this.o.allowInsecure,
-      ...(this.o.resolve ? { lookup: this.o.resolve } : {}),
-    });
-    if (!resolved.ok) throw new WebhookAdminError(this.withInsecureHint(resolved.reason));
-    if (opts.apiKeyHeader !== undefined) {
-      const name = opts.apiKeyHeader;
-      if (!TOKEN.test(name) || RESERVED_HEADERS.has(name.toLowerCase()) || /^x-healthspan-/i.test(name)) {
-        throw new WebhookAdminError(`--api-key-header "${name}" is not a header name a receiver key can use`);
-      }
-      if (opts.apiKey === undefined) throw new WebhookAdminError('--api-key-header needs --api-key');
+    if (opts.apiKeyHeader !== undefined && opts.apiKey === undefined) {
+      throw new WebhookAdminError('--api-key-header needs --api-key');
     }
-    if (opts.apiKey !== undefined && !/^[\x21-\x7e]{1,1024}$/.test(opts.apiKey)) {
-      throw new WebhookAdminError('--api-key must be 1 to 1024 printable characters without spaces');
-    }
-    const href = checked.url.href;
     // A test endpoint belongs to the credential's sandbox, made on first use.
     const partner =
       mode === 'test' ? await this.store.accounts.sandboxPartner(partnerId, { create: true }) : live;
-    const id = partner.partnerId;
-    // Commit unit: reads the secrets in `trx`; a secret a first attempt made was rolled back
-    // with it, and the one returned is the committed attempt's.
-    return this.store.batcher.submit(async (trx) => {
-      await this.store.webhooks.upsertEndpoint(
-        trx,
-        {
-          partnerId: id,
-          tenantId: partner.tenantId,
-          url: href,
-          apiKeySealed: opts.apiKey === undefined ? null : this.box.seal(opts.apiKey, apiKeyContext(id)),
-          apiKeyHeader: opts.apiKey === undefined ? null : (opts.apiKeyHeader ?? null),
-        },
-        now,
-      );
-      await this.audit(trx, partner.tenantId, 'webhook.endpoint_set', id, now);
-      // Changing the URL keeps the secret the receiver already has; a first registration makes one.
-      let secret = activeSecret(this.box, id, await this.store.webhooks.secrets(trx, id), now);
-      if (!secret) {
-        secret = generateSigningSecret();
-        await this.store.webhooks.addSecret(trx, id, this.box.seal(secret, secretContext(id)), now, now);
-      }
-      return { partnerId, mode, url: href, signingSecret: secret };
-    });
+    const receiverKey =
+      opts.apiKey === undefined ? undefined : { header: opts.apiKeyHeader, value: opts.apiKey };
+    const put = await this.cli(() =>
+      this.endpoints.put(this.owner(partner, mode), { url, receiverKey }, this.origin),
+    );
+    return { partnerId, mode, url: put.view.url, signingSecret: put.signingSecret };
   }
 
   async rotateSecret(
@@ -112,28 +82,50 @@ export class WebhookAdmin {
     activateInMs: number,
     mode: ApiMode = 'live',
   ): Promise<{ partnerId: string; mode: ApiMode; signingSecret: string; activatesAt: string }> {
-    const now = this.now();
     const partner = await this.store.accounts.partnerForMode(partnerId, mode);
-    const id = partner.partnerId;
-    if (!(await this.store.webhooks.endpoint(this.store.db, id))) {
+    const rotated = await this.endpoints.rotateSecret(this.owner(partner, mode), activateInMs, this.origin);
+    if (!rotated) {
       throw new WebhookAdminError(
         `partner ${partnerId} has no ${mode} callback registered; use webhooks set${mode === 'test' ? ' --mode test' : ''} first`,
       );
     }
-    const secret = generateSigningSecret();
-    const activatesAt = new Date(now.getTime() + activateInMs);
-    // Commit unit: the secret was made before; it is sealed and written through `trx`.
-    await this.store.batcher.submit(async (trx) => {
-      await this.store.webhooks.addSecret(
-        trx,
-        id,
-        this.box.seal(secret, secretContext(id)),
-        activatesAt,
-        now,
-      );
-      await this.audit(trx, partner.tenantId, 'webhook.secret_rotated', id, now);
-    });
-    return { partnerId, mode, signingSecret: secret, activatesAt: activatesAt.toISOString() };
+    return { partnerId, mode, ...rotated };
+  }
+
+  /** The partner's callback as the owner sees it (never the signing secrets or receiver key). */
+  async show(partnerId: string, mode: ApiMode = 'live') {
+    const partner = await this.store.accounts.partnerForMode(partnerId, mode);
+    const view = await this.endpoints.get(this.owner(partner, mode), this.origin);
+    return {
+      partnerId,
+      mode,
+      url: view?.url ?? null,
+      receiverKey: view?.receiverKey ?? null,
+      signingSecrets: view?.signingSecrets ?? [],
+      ...(view
+        ? {
+            status: view.status,
+            disabledAt: view.disabledAt,
+            disabledReason: view.disabledReason,
+            last24Hours: view.last24Hours,
+          }
+        : {}),
+    };
+  }
+
+  private owner(partner: { partnerId: string; tenantId: string }, mode: ApiMode): EndpointOwner {
+    return { tenant: this.o.tenants.forTenant(partner.tenantId), partnerId: partner.partnerId, mode };
+  }
+
+  /** The service's refusals as the command's: named by its flags, with the insecure hint. */
+  private async cli<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (!(error instanceof EndpointInputError)) throw error;
+      const reason = error.describe(FLAGS[error.field]);
+      throw new WebhookAdminError(error.field === 'url' ? this.withInsecureHint(reason) : reason);
+    }
   }
 
   /**
@@ -216,13 +208,18 @@ export class WebhookAdmin {
   private audit(
     trx: Executor,
     tenantId: string,
-    action: 'webhook.endpoint_set' | 'webhook.secret_rotated' | 'webhook.redelivered',
+    action: 'webhook.redelivered',
     resourceId: string,
     now: Date,
     origin: AuditOrigin = this.origin,
   ): Promise<void> {
-    const resourceType = action === 'webhook.redelivered' ? 'webhook_event' : 'webhook_endpoint';
-    return this.store.audit.record(trx, tenantId, { action, resourceType, resourceId }, origin, now);
+    return this.store.audit.record(
+      trx,
+      tenantId,
+      { action, resourceType: 'webhook_event', resourceId },
+      origin,
+      now,
+    );
   }
 
   private now(): Date {
@@ -233,29 +230,6 @@ export class WebhookAdmin {
   private withInsecureHint(reason: string): string {
     if (this.o.allowInsecure) return reason;
     return `${reason} For a local receiver in development only, set WEBHOOK_ALLOW_INSECURE=true (http:// and private addresses).`;
-  }
-
-  /** The partner's callback as the operator sees it: never the signing secrets or receiver key. */
-  async show(partnerId: string, mode: ApiMode = 'live') {
-    const now = this.now();
-    const id = (await this.store.accounts.partnerForMode(partnerId, mode)).partnerId;
-    const db = this.store.db;
-    const endpoint = await this.store.webhooks.endpoint(db, id);
-    const secrets = await this.store.webhooks.secrets(db, id);
-    // Active: the one secret deliveries are signed with now (not one rotated out, nor one
-    // waiting for its activation time).
-    const inEffect = secretInEffect(secrets, now);
-    return {
-      partnerId,
-      mode,
-      url: endpoint?.url ?? null,
-      receiverKey: endpoint?.apiKeySealed ? { header: endpoint.apiKeyHeader ?? 'X-Api-Key' } : null,
-      signingSecrets: secrets.map((s) => ({
-        secretId: s.id,
-        activatesAt: s.activatesAt,
-        active: s.id === inEffect?.id,
-      })),
-    };
   }
 
   async deliveries(partnerId: string, limit: number, mode: ApiMode = 'live') {

@@ -7,6 +7,7 @@ import type { ClaimedJob, Completion, HandlerContext, JobDefinition } from '../q
 import { ExpectedJobError, PermanentJobError } from '../queue/types.js';
 import type { SecretBox } from '../secret-box.js';
 import type { SystemStore } from '../store/index.js';
+import type { DisabledEndpoint } from '../store/repositories/endpoint-health.js';
 import type { AttemptRecord, EndpointRecord, EventRecord } from '../store/repositories/webhooks.js';
 import { emit } from '../telemetry/events.js';
 import { inSpan, type TraceSpan, tracing } from '../telemetry/tracing.js';
@@ -21,6 +22,8 @@ export interface DeliveryConfig {
   scheduleMs: number[];
   timeoutMs: number;
   allowInsecure: boolean;
+  /** `WEBHOOK_DISABLE_AFTER`: how long every attempt may fail before the endpoint is disabled. */
+  disableAfterMs: number;
 }
 
 export interface DeliveryDeps {
@@ -129,8 +132,17 @@ interface SignedRequest {
   headers: Record<string, string>;
 }
 
-/** Look up: the event, its partner's callback and the signing secrets in effect now. */
-async function lookUp(deps: DeliveryDeps, job: ClaimedJob, clock: Clock): Promise<Target> {
+/** An event whose endpoint is disabled: held, not attempted. */
+interface Held {
+  held: true;
+  eventId: string;
+}
+
+/**
+ * Look up: the event, its partner's callback and the signing secrets in effect now; or, while
+ * the callback is disabled, that the event is held.
+ */
+async function lookUp(deps: DeliveryDeps, job: ClaimedJob, clock: Clock): Promise<Target | Held> {
   const { store, box } = deps;
   const db = store.db;
   const eventId = eventIdOf(job);
@@ -142,6 +154,7 @@ async function lookUp(deps: DeliveryDeps, job: ClaimedJob, clock: Clock): Promis
   addToContext({ submissionId: fields.submissionId ?? undefined });
   const endpoint = await store.webhooks.endpoint(db, event.partnerId);
   if (!endpoint) throw new PermanentJobError('No callback URL is registered for this partner any more.');
+  if (await store.endpointHealth.isDisabled(db, event.partnerId)) return { held: true, eventId };
   const now = clock();
   const signing = signingSecrets(
     box,
@@ -217,10 +230,11 @@ interface SentAttempt {
  * queue retries after `delayAfter`; a delivery returns the writes that complete the job.
  */
 async function record(
-  store: SystemStore,
+  deps: DeliveryDeps,
   sent: SentAttempt,
   delayAfter: (attempt: number) => number,
 ): Promise<Completion> {
+  const { store } = deps;
   const { job, ctx, target, request, outcome } = sent;
   const { eventId, event, endpoint } = target;
   const attempt: AttemptRecord = {
@@ -239,8 +253,8 @@ async function record(
   // delivered one is recorded in the commit that completes the job (urgent, see
   // commitsUrgently): one commit after the receiver's 2xx, not two, so a crash in between
   // rarely leaves a delivery unrecorded and sent again.
-  // Commit unit: one insert of the attempt, built before.
-  if (!outcome.ok) await store.batcher.submit((trx) => store.webhooks.recordAttempt(trx, attempt));
+  // The attempt (and, when it disabled the endpoint, its disabling) is the failure's own commit.
+  const disabled = outcome.ok ? undefined : await recordFailure(deps, job, attempt, target.now);
   // The context's logger adds the job's ids and the submission.
   const line = {
     eventId,
@@ -250,7 +264,19 @@ async function record(
     latencyMs: outcome.latencyMs,
   };
   if (outcome.ok) ctx.log.info(line, 'webhook delivered');
-  else {
+  else if (disabled) {
+    // No retry: the event waits, held, for the endpoint to be enabled and a recovery to send it.
+    ctx.log.warn(
+      {
+        ...line,
+        errorClass: outcome.errorClass,
+        partnerId: disabled.partnerId,
+        failingSince: disabled.failingSince,
+      },
+      'webhook endpoint disabled: every delivery attempt failed for WEBHOOK_DISABLE_AFTER; its events are held',
+    );
+    return holdEvent(store, eventId, ctx.clock);
+  } else {
     const last = job.attempt >= job.maxAttempts;
     const next = new Date(ctx.clock().getTime() + delayAfter(job.attempt));
     ctx.log.warn(
@@ -266,6 +292,48 @@ async function record(
   return async (trx) => {
     await store.webhooks.recordAttempt(trx, attempt);
     await store.webhooks.setEventStatus(trx, eventId, 'delivered', ctx.clock());
+    await store.endpointHealth.delivered(trx, event.partnerId);
+  };
+}
+
+/**
+ * A failed attempt's commit: the attempt, the endpoint's failure clock, and, when this attempt
+ * disabled the endpoint, the audit event of that (the service's own action).
+ */
+function recordFailure(
+  deps: DeliveryDeps,
+  job: ClaimedJob,
+  attempt: AttemptRecord,
+  now: Date,
+): Promise<DisabledEndpoint | undefined> {
+  const { store, config } = deps;
+  // Commit unit: the attempt was built before; the clock and the disabling are decided from the
+  // endpoint read in `trx`.
+  return store.batcher.submit(async (trx) => {
+    await store.webhooks.recordAttempt(trx, attempt);
+    const disabled = await store.endpointHealth.failed(trx, attempt.partnerId, now, config.disableAfterMs);
+    if (disabled) {
+      await store.audit.record(
+        trx,
+        disabled.tenantId,
+        {
+          action: 'webhook.endpoint_disabled',
+          resourceType: 'webhook_endpoint',
+          resourceId: disabled.partnerId,
+        },
+        { actor: { type: 'system' }, requestId: job.requestId ?? job.id, correlationId: job.correlationId },
+        now,
+      );
+    }
+    return disabled;
+  });
+}
+
+/** The job completes without an attempt; its event is held until a recovery sends it. */
+function holdEvent(store: SystemStore, eventId: string, clock: Clock): Completion {
+  // Commit unit (it may run twice): one update through `trx`.
+  return async (trx) => {
+    await store.webhooks.setEventStatus(trx, eventId, 'endpoint_disabled', clock());
   };
 }
 
@@ -278,9 +346,13 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
   return {
     async run(job, ctx) {
       const target = await lookUp(deps, job, ctx.clock);
+      if ('held' in target) {
+        ctx.log.info({ eventId: target.eventId }, 'webhook held: the endpoint is disabled');
+        return holdEvent(store, target.eventId, ctx.clock);
+      }
       const request = sign(target, box);
       const outcome = await send(deps, target, request, job, ctx.clock);
-      return record(store, { job, ctx, target, request, outcome }, delayAfter);
+      return record(deps, { job, ctx, target, request, outcome }, delayAfter);
     },
     commitsUrgently: true,
     retryDelayMs: delayAfter,

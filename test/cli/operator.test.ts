@@ -215,6 +215,11 @@ describe('an operator with a store', () => {
       url: 'https://93.184.215.14/hooks',
       receiverKey: { header: 'X-Api-Key' },
       signingSecrets: [{ secretId: expect.any(String), activatesAt: expect.any(String), active: true }],
+      // What GET /v1/webhook-endpoint shows too (one service).
+      status: 'enabled',
+      disabledAt: null,
+      disabledReason: null,
+      last24Hours: { delivered: 0, failed: 0 },
     });
     expect(shown.stdout).not.toContain(String(set.json?.signingSecret));
     expect(shown.stdout).not.toContain('receiver-key-canary');

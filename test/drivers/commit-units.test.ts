@@ -309,7 +309,12 @@ function kindsFor(store: Store, clock: ManualClock, waits = false): JobKinds {
   registerWebhookJobs(kinds, {
     store: store.system,
     box: new SecretBox(KEY),
-    config: { scheduleMs: SCHEDULE_MS, timeoutMs: 10_000, allowInsecure: true },
+    config: {
+      scheduleMs: SCHEDULE_MS,
+      timeoutMs: 10_000,
+      allowInsecure: true,
+      disableAfterMs: 5 * 86_400_000,
+    },
     clock: clock.date,
   });
   registerErasureJobs(kinds, { store: store.system, clock: clock.date });
@@ -449,6 +454,17 @@ const steps: Array<[string, (c: Context) => Promise<unknown>]> = [
     },
   ],
   [
+    'webhooks: the endpoint shown, enabled, removed and registered again through the account',
+    async ({ s, tenantId, partnerId, admin }) => {
+      const shown = await admin.show(partnerId);
+      const endpoint = s.store.forTenant(tenantId).webhookEndpoint;
+      const enabled = await endpoint.enable(partnerId, READER, s.clock.date());
+      const removed = await endpoint.remove(partnerId, READER, s.clock.date());
+      const again = await admin.set(partnerId, url, {});
+      return [shown.status, enabled, removed, again.url];
+    },
+  ],
+  [
     'erasures: one of a subject with a submission, carried out, and one of a subject with none',
     async ({ s, tenantId }) => {
       const erasures = s.store.forTenant(tenantId).erasures;
@@ -569,6 +585,7 @@ describe.each(['sqlite', 'postgres'] as const)('every kind of commit unit on %s'
         scheduleMs: SCHEDULE_MS,
         clock: s.clock.date,
         origin: ORIGIN,
+        tenants: s.store,
       });
       contexts.push({ s, tenantId, partnerId, admin });
     }

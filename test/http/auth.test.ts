@@ -105,13 +105,24 @@ describe('authentication', () => {
     const routes = service.app.routeTable.filter((r) => r.url.startsWith('/v1/') && r.method !== 'OPTIONS');
     expect(routes.length).toBeGreaterThanOrEqual(4);
     // The self-service routes (issue 30) are in the table, so they are checked below.
-    expect(routes.map((r) => `${r.method} ${r.url}`)).toContain('GET /v1/submissions');
+    expect(routes.map((r) => `${r.method} ${r.url}`)).toEqual(
+      expect.arrayContaining([
+        'GET /v1/submissions',
+        'GET /v1/webhook-endpoint',
+        'PUT /v1/webhook-endpoint',
+        'DELETE /v1/webhook-endpoint',
+        'POST /v1/webhook-endpoint/rotate-secret',
+        'POST /v1/webhook-endpoint/enable',
+      ]),
+    );
     for (const route of routes) {
       const name = `${route.method} ${route.url}`;
       const path = route.url.replace(/:[A-Za-z]+/g, '0190a7e0-0000-7000-8000-000000000000');
       const res = await fetch(`${service.url}${path}`, {
         method: route.method,
-        ...(route.method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}),
+        ...(route.method === 'POST' || route.method === 'PUT'
+          ? { headers: { 'content-type': 'application/json' }, body: '{}' }
+          : {}),
       });
       if (keyless.has(name)) {
         expect(res.status, name).toBe(403);

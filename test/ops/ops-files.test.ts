@@ -24,6 +24,7 @@ const ALERTS = [
   'HealthspanQueueBacklog',
   'HealthspanSlaBreaches',
   'HealthspanCallbacksFailing',
+  'HealthspanWebhookEndpointsDisabled',
   'HealthspanJobRescues',
   'HealthspanJobsFailed',
   'HealthspanHighErrorRate',

@@ -200,13 +200,23 @@ describe('migrations', () => {
     // 0004: a callback, its sealed secret, the result's event and its delivery job.
     await at('0004_webhooks');
     // Until 0012 an endpoint has no status and an event no failure reason, but today's outbox
-    // reads and writes them: they stand in the same way.
-    await sql`alter table webhook_endpoints add column status text not null default 'enabled'`.execute(db);
-    await sql`alter table webhook_events add column failure_reason text`.execute(db);
+    // reads and writes them (and the endpoint service its disabling and attempts' kind): they
+    // stand in the same way.
+    const ts = sql.raw(driver.name === 'postgres' ? 'timestamptz' : 'text');
+    const selfServiceColumns = [
+      sql`alter table webhook_endpoints add column status text not null default 'enabled'`,
+      sql`alter table webhook_endpoints add column disabled_at ${ts}`,
+      sql`alter table webhook_endpoints add column disabled_reason text`,
+      sql`alter table webhook_endpoints add column failing_since ${ts}`,
+      sql`alter table webhook_events add column failure_reason text`,
+      sql`alter table webhook_attempts add column kind text not null default 'delivery'`,
+    ];
+    for (const statement of selfServiceColumns) await statement.execute(db);
     const admin = new WebhookAdmin(store.system, box, {
       allowInsecure: true,
       scheduleMs: [0, 1000],
       clock: systemClock,
+      tenants: store,
     });
     const { signingSecret } = await admin.set(partner.partnerId, 'http://127.0.0.1:9/hook', {
       apiKey: 'rk_at_0004',
@@ -270,7 +280,11 @@ describe('migrations', () => {
       ['tenants', 'live_tenant_id'],
       ['partners', 'live_partner_id'],
       ['webhook_endpoints', 'status'],
+      ['webhook_endpoints', 'disabled_at'],
+      ['webhook_endpoints', 'disabled_reason'],
+      ['webhook_endpoints', 'failing_since'],
       ['webhook_events', 'failure_reason'],
+      ['webhook_attempts', 'kind'],
     ] as const) {
       await sql`alter table ${sql.table(table)} drop column ${sql.ref(column)}`.execute(db);
     }

@@ -40,7 +40,7 @@ function kindsFor(scheduleMs: number[], clock: () => Date): JobKinds {
   return registerWebhookJobs(new JobKinds(), {
     store: store.system,
     box,
-    config: { scheduleMs, timeoutMs: 10_000, allowInsecure: true },
+    config: { scheduleMs, timeoutMs: 10_000, allowInsecure: true, disableAfterMs: 5 * 86_400_000 },
     clock,
   });
 }
@@ -87,6 +87,7 @@ describe('webhook retry schedule', () => {
       allowInsecure: true,
       scheduleMs: UNEQUAL_MS,
       clock: clock.date,
+      tenants: store,
     });
     await admin.set(partnerId, url, {});
     const ingested = await store.system.ingest.ingest(ingestCommand({ tenantId, partnerId }));
