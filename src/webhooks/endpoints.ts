@@ -120,8 +120,9 @@ export class WebhookEndpoints {
       origin,
       now,
     );
-    // The principal's own credential: only a partner deleted meanwhile is not found.
-    if (!done) throw new EndpointInputError('url', () => 'This credential no longer exists.');
+    // Callers name a credential of the account they hold (a verified key's, or one the operator
+    // looked up): another account's is a caller's bug, not the partner's input.
+    if (!done) throw new Error(`partner ${partnerId} is not a credential of this account`);
     const view = await this.view(owner);
     if (!view) throw new Error('the endpoint just written is not found');
     return { created: done.created, view, signingSecret, newSecret };

@@ -317,6 +317,42 @@ console.log(JSON.stringify({
     expect(out).toMatchObject({ code: 'VALIDATION_ERROR', fields: ['query.cursor'] });
   });
 
+  it('manages the callback endpoint: registers it, reads it, rotates its secret, enables and removes it', async () => {
+    const owner = await createAccount(service);
+    const hook = `http://127.0.0.1:${receiver.port}/hooks/mine`;
+    fs.writeFileSync(
+      path.join(project, 'endpoint.mjs'),
+      `import { createClient } from '@healthspan/client';
+const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY });
+let missing;
+try { await client.webhookEndpoint.get(); } catch (e) { missing = e.code; }
+const created = await client.webhookEndpoint.put({ url: process.env.HOOK, receiverKey: { value: 'rk_partner' } });
+const shown = await client.webhookEndpoint.get();
+const rotated = await client.webhookEndpoint.rotateSecret({ activateIn: '1h' });
+const enabled = await client.webhookEndpoint.enable();
+await client.webhookEndpoint.delete();
+let gone;
+try { await client.webhookEndpoint.get(); } catch (e) { gone = e.code; }
+console.log(JSON.stringify({
+  missing, gone, secret: created.signingSecret, status: shown.status, url: shown.url, header: shown.receiverKey?.header,
+  secrets: enabled.signingSecrets.length, rotated: rotated.signingSecret, activatesAt: rotated.activatesAt,
+}));
+`,
+    );
+    const out = await run('endpoint.mjs', { BASE: service.url, KEY: owner.apiKey, HOOK: hook });
+    expect(out).toMatchObject({
+      missing: 'NOT_FOUND',
+      gone: 'NOT_FOUND',
+      secret: expect.stringMatching(/^whsec_/),
+      status: 'enabled',
+      url: hook,
+      header: 'X-Api-Key',
+      secrets: 2,
+      rotated: expect.stringMatching(/^whsec_/),
+      activatesAt: expect.any(String),
+    });
+  });
+
   it('gives a TypeScript consumer the API’s types (a wrong field does not compile)', () => {
     fs.writeFileSync(
       path.join(project, 'tsconfig.json'),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliFor } from '../helpers/cli.js';
-import { msOf, SkewedClock } from '../helpers/clock.js';
+import { SkewedClock } from '../helpers/clock.js';
+import { retryDue as retryDueOn } from '../helpers/delivery.js';
 import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
 import { TestReceiver } from '../helpers/receiver.js';
 import { createAccount, startTestService, type TestAccount, type TestService } from '../helpers/service.js';
@@ -56,22 +57,7 @@ describe('auto-disable of an endpoint that keeps failing', () => {
   }
 
   /** Once the delivery has failed attempt `attempt`, moves the clock to its retry. */
-  async function retryDue(attempt: number): Promise<void> {
-    const row = await waitUntil(
-      async () => {
-        const r = await service.store.driver.db
-          .selectFrom('jobs')
-          .select(['status', 'attempts', 'run_at'])
-          .where('type', '=', 'webhook.deliver')
-          .where('tenant_id', '=', account.tenantId)
-          .executeTakeFirst();
-        return r?.status === 'retrying' && r.attempts === attempt && r;
-      },
-      DEADLINE,
-      `attempt ${attempt} to fail`,
-    );
-    clock.advance(Math.max(0, msOf(row.run_at) - clock.ms()) + 1);
-  }
+  const retryDue = (attempt: number) => retryDueOn(service, clock, account.tenantId, attempt, DEADLINE);
 
   const eventStatus = async (resultId: string) =>
     (await service.store.system.webhooks.eventForResult(service.store.driver.db, resultId))?.status;

@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../packages/client/src/webhooks.js';
 import { cliFor } from '../helpers/cli.js';
-import { msOf, SkewedClock } from '../helpers/clock.js';
+import { SkewedClock } from '../helpers/clock.js';
+import { retryDue as retryDueOn } from '../helpers/delivery.js';
 import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
 import { TestReceiver } from '../helpers/receiver.js';
 import {
@@ -109,22 +110,8 @@ describe('result.ready delivery', () => {
   const clock = new SkewedClock();
 
   /** Once the account's delivery has failed attempt `attempt`, moves the clock to its retry. */
-  async function retryDue(account: TestAccount, attempt: number): Promise<void> {
-    const row = await waitUntil(
-      async () => {
-        const r = await service.store.driver.db
-          .selectFrom('jobs')
-          .select(['status', 'attempts', 'run_at'])
-          .where('type', '=', 'webhook.deliver')
-          .where('tenant_id', '=', account.tenantId)
-          .executeTakeFirst();
-        return r?.status === 'retrying' && r.attempts === attempt && r;
-      },
-      DEADLINE,
-      `attempt ${attempt} to fail`,
-    );
-    clock.advance(Math.max(0, msOf(row.run_at) - clock.ms()) + 1);
-  }
+  const retryDue = (account: TestAccount, attempt: number) =>
+    retryDueOn(service, clock, account.tenantId, attempt, DEADLINE);
 
   beforeAll(async () => {
     url = await receiver.start();

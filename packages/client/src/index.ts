@@ -3,6 +3,7 @@ import { errorFrom, errorFromResponse, HealthspanError, networkError } from './e
 import type { components, paths } from './generated/openapi.js';
 import { type RetryOptions, withRetries } from './retry.js';
 import { submissionListing } from './submission-list.js';
+import { webhookEndpointClient } from './webhook-endpoint.js';
 import { parseResultReadyEvent, type ResultReadyEvent, verifyWebhook } from './webhooks.js';
 
 export { HealthspanError } from './errors.js';
@@ -14,6 +15,12 @@ export type {
   SubmissionListQuery,
   SubmissionPage,
 } from './submission-list.js';
+export type {
+  WebhookEndpoint,
+  WebhookEndpointPut,
+  WebhookEndpointSet,
+  WebhookSecretRotated,
+} from './webhook-endpoint.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,
   parseResultReadyEvent,
@@ -220,7 +227,9 @@ export function createClient(options: ClientOptions) {
     },
   };
 
-  return { submissions, results, artifacts, webhooks, testEvents };
+  const webhookEndpoint = webhookEndpointClient(api, call, (attempt) => withRetries(attempt, options.retry));
+
+  return { submissions, results, artifacts, webhooks, testEvents, webhookEndpoint };
 }
 
 export type HealthspanClient = ReturnType<typeof createClient>;

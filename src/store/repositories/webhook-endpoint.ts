@@ -115,22 +115,16 @@ export class TenantWebhookEndpoint {
   }
 
   /** Adds a signing secret that takes effect at `activatesAt`; false without an endpoint. */
-  async addSecret(
+  addSecret(
     partnerId: string,
     sealed: string,
     activatesAt: Date,
     origin: AuditOrigin,
     now: Date,
   ): Promise<boolean> {
-    // Commit unit: the secret was made and sealed before; the check and writes go through `trx`.
-    return this.deps.committer.submit(
-      async (trx) => {
-        if (!(await this.row(trx, partnerId))) return false;
-        await this.deps.webhooks.addSecret(trx, partnerId, sealed, activatesAt, now);
-        await this.audit(trx, 'webhook.secret_rotated', partnerId, origin, now);
-        return true;
-      },
-      { urgent: true },
+    // The secret was made and sealed before.
+    return this.change(partnerId, 'webhook.secret_rotated', origin, now, (trx) =>
+      this.deps.webhooks.addSecret(trx, partnerId, sealed, activatesAt, now),
     );
   }
 
@@ -138,32 +132,38 @@ export class TenantWebhookEndpoint {
    * Removes the endpoint with its receiver key and signing secrets: no callback is sent any more
    * (events are still recorded, as `failed`/`no_endpoint`). False when there was none.
    */
-  async remove(partnerId: string, origin: AuditOrigin, now: Date): Promise<boolean> {
-    // Commit unit: deletes what it finds in `trx`; a second attempt finds the same rows.
-    return this.deps.committer.submit(
-      async (trx) => {
-        if (!(await this.row(trx, partnerId))) return false;
-        await trx.deleteFrom('webhook_secrets').where('partner_id', '=', partnerId).execute();
-        await trx
-          .deleteFrom('webhook_endpoints')
-          .where('partner_id', '=', partnerId)
-          .where('tenant_id', '=', this.tenantId)
-          .execute();
-        await this.audit(trx, 'webhook.endpoint_deleted', partnerId, origin, now);
-        return true;
-      },
-      { urgent: true },
-    );
+  remove(partnerId: string, origin: AuditOrigin, now: Date): Promise<boolean> {
+    return this.change(partnerId, 'webhook.endpoint_deleted', origin, now, async (trx) => {
+      await trx.deleteFrom('webhook_secrets').where('partner_id', '=', partnerId).execute();
+      await trx
+        .deleteFrom('webhook_endpoints')
+        .where('partner_id', '=', partnerId)
+        .where('tenant_id', '=', this.tenantId)
+        .execute();
+    });
   }
 
   /** Enables the endpoint (its failure clock starts afresh); false when there is none. */
-  async enable(partnerId: string, origin: AuditOrigin, now: Date): Promise<boolean> {
-    // Commit unit: one check and one update through `trx`.
+  enable(partnerId: string, origin: AuditOrigin, now: Date): Promise<boolean> {
+    return this.change(partnerId, 'webhook.endpoint_enabled', origin, now, (trx) =>
+      this.setStatus(trx, partnerId, 'enabled', now),
+    );
+  }
+
+  /** A change of an existing endpoint with its audit event, in one transaction; false without one. */
+  private change(
+    partnerId: string,
+    action: AuditAction,
+    origin: AuditOrigin,
+    now: Date,
+    write: (trx: Executor) => Promise<void>,
+  ): Promise<boolean> {
+    // Commit unit: checks and writes through `trx`; a second attempt finds the same rows.
     return this.deps.committer.submit(
       async (trx) => {
         if (!(await this.row(trx, partnerId))) return false;
-        await this.setStatus(trx, partnerId, 'enabled', now);
-        await this.audit(trx, 'webhook.endpoint_enabled', partnerId, origin, now);
+        await write(trx);
+        await this.audit(trx, action, partnerId, origin, now);
         return true;
       },
       { urgent: true },
