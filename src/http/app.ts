@@ -307,5 +307,6 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
     csrf: new CsrfTokens(deps.signingSecret),
     cookie: new SessionCookie(config.publicBaseUrl.startsWith('https://')),
     frameAncestors: config.consoleFrameAncestors,
+    callbacks: deps.testEvents,
   });
 }

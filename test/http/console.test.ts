@@ -6,6 +6,7 @@ import { waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
   createAccount,
+  getJson,
   postSubmission,
   startTestService,
   type TestAccount,
@@ -204,5 +205,50 @@ describe('isolation', () => {
     expect(list.text).not.toContain(String(live.json.submissionId));
     const page = await consoleGet(service, `/console/submissions/${live.json.submissionId}`, cookie);
     expect(page.res.status).toBe(404);
+  });
+});
+
+describe('scopes and the audit trail', () => {
+  it('a read session sees no change button and a forged POST from it is refused; a manage session gets through to the action', async () => {
+    const mine = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+    const path = `/console/submissions/${mine.json.submissionId}`;
+    await waitUntil(async () => {
+      const res = await getJson(service, `/v1/submissions/${mine.json.submissionId}`, {
+        'x-api-key': account.apiKey,
+      });
+      return res.json.status === 'completed';
+    });
+
+    const reader = await signIn(service, account.apiKey, { scope: 'read' });
+    const readPage = await consoleGet(service, path, reader);
+    expect(readPage.text).not.toContain('Send the callback again');
+    const forged = await consolePost(service, `${path}/resend-callback`, reader, {
+      _csrf: csrfOf(readPage.text),
+    });
+    expect(forged.res.status).toBe(403);
+    expect(forged.text).toContain('may only look');
+
+    const manager = await signIn(service, account.apiKey, { scope: 'manage' });
+    const managePage = await consoleGet(service, path, manager);
+    expect(managePage.text).toContain('Send the callback again');
+    const sent = await consolePost(service, `${path}/resend-callback`, manager, {
+      _csrf: csrfOf(managePage.text),
+    });
+    // No callback URL is registered for this account: refused by the action, not by the scope.
+    expect(sent.res.status).toBe(409);
+    expect(sent.text).toContain('No callback URL is registered');
+  });
+
+  it('records sign-ins as the console session, with the key that asked for the link', async () => {
+    const own = await createAccount(service);
+    await signIn(service, own.apiKey);
+    const { items } = await service.store.forTenant(own.tenantId).audit.list({ limit: 50 });
+    const created = items.find((e) => e.action === 'console.link_created');
+    const signedIn = items.find((e) => e.action === 'console.signed_in');
+    expect(created?.actor).toEqual({ type: 'api_key', keyId: own.keyId });
+    expect(signedIn?.actor).toEqual({ type: 'console_session', keyId: own.keyId });
+    expect(signedIn?.correlationId).toBe(`console_session:${signedIn?.resourceId}`);
+    const overview = items.filter((e) => e.correlationId === signedIn?.correlationId);
+    expect(overview.length).toBeGreaterThan(0);
   });
 });

@@ -4,6 +4,7 @@ import type { ConsoleGateway, TenantAccess, TenantGateway } from '../../store/te
 import type { PageCursors } from '../cursor.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
+import type { TestEventSender } from '../routes/test-events.js';
 import type { Frame } from './pages/layout.js';
 import { messagePage } from './pages/layout.js';
 import { type ConsoleState, loadSession, type SessionCookie } from './session.js';
@@ -19,6 +20,8 @@ export interface ConsoleOptions {
   csrf: CsrfTokens;
   cookie: SessionCookie;
   frameAncestors: readonly string[];
+  /** Sends a result's callback again within the account it is handed (a redelivery, same event id). */
+  callbacks: TestEventSender;
 }
 
 const SIGNED_OUT = [

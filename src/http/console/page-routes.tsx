@@ -99,6 +99,8 @@ async function submissionPage(
         <Submission
           detail={submissionDetail(record, now)}
           result={result ? presentResult(result, opts.links, now) : undefined}
+          manageCsrf={state.session.scope === 'manage' ? state.csrf : undefined}
+          callbackSent={(request.query as Record<string, unknown>).callback === 'sent'}
         />
       </Layout>,
     ),

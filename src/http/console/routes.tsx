@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ApiMode } from '../../domain/mode.js';
 import { ApiError } from '../errors.js';
+import { consoleActionRoutes } from './actions.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { type ConsoleOptions, checkCsrf, html, signedIn } from './context.js';
 import { consoleHeaders } from './headers.js';
@@ -34,6 +35,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
   installErrorPages(app);
   // The options this plugin got carry its prefix: the pages' plugin adds none of its own.
   await app.register(consolePageRoutes, { ...opts, prefix: '' });
+  await app.register(consoleActionRoutes, { ...opts, prefix: '' });
 
   app.get('/sign-in', async (request, reply) => {
     const token = (request.query as Record<string, unknown>).token;

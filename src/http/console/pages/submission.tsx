@@ -1,5 +1,6 @@
 import type { presentResult } from '../../routes/results.js';
 import type { SubmissionDetail } from '../../schemas.js';
+import { Csrf } from './layout.js';
 
 type ResultView = ReturnType<typeof presentResult>;
 
@@ -113,8 +114,47 @@ function Reports({ result }: { result: ResultView }) {
   );
 }
 
+/** The callback of a completed result, sent again (manage sessions only: read ones see no button). */
+function Callback({
+  detail,
+  csrf,
+  sent,
+}: {
+  detail: SubmissionDetail;
+  csrf: string | undefined;
+  sent: boolean;
+}) {
+  return (
+    <section aria-labelledby="callback">
+      <h2 id="callback">Callback</h2>
+      {sent ? (
+        <p role="status">The callback is being sent again, with the same event id.</p>
+      ) : (
+        <p>The result.ready callback is sent when the result completes.</p>
+      )}
+      {csrf ? (
+        <form method="post" action={`/console/submissions/${detail.submissionId}/resend-callback`}>
+          <Csrf token={csrf} />
+          <button type="submit">Send the callback again</button>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
 /** One submission: its references and status, its steps as a timeline, its result and reports. */
-export function Submission({ detail, result }: { detail: SubmissionDetail; result: ResultView | undefined }) {
+export function Submission({
+  detail,
+  result,
+  manageCsrf,
+  callbackSent,
+}: {
+  detail: SubmissionDetail;
+  result: ResultView | undefined;
+  /** The CSRF token when the session may change things; undefined for a read session. */
+  manageCsrf: string | undefined;
+  callbackSent: boolean;
+}) {
   return (
     <>
       <dl class="facts">
@@ -136,6 +176,7 @@ export function Submission({ detail, result }: { detail: SubmissionDetail; resul
       <Timeline detail={detail} />
       {result ? <Outcomes result={result} /> : <p>No result yet.</p>}
       {result ? <Reports result={result} /> : null}
+      {result ? <Callback detail={detail} csrf={manageCsrf} sent={callbackSent} /> : null}
     </>
   );
 }
