@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
+import { cliFor } from '../helpers/cli.js';
 import { SkewedClock } from '../helpers/clock.js';
 import { consoleGet, consoleLink, consolePost, csrfOf, openLink, signIn } from '../helpers/console.js';
 import { waitUntil } from '../helpers/pipeline.js';
@@ -48,6 +49,28 @@ describe('POST /v1/console-sessions', () => {
       Object.keys((bad.json.error as { details: { fieldErrors: object } }).details.fieldErrors).sort(),
     ).toEqual(['scope', 'ttlSeconds']);
     expect((await consoleLink(service, 'hs_live_nope')).status).toBe(401);
+  });
+});
+
+// First: the CLI stamps the link with the real time, and later tests move the service's clock on.
+describe('healthspan console link', () => {
+  it('prints a one-time link for a partner (manage, live) that signs in with no key behind it', async () => {
+    const own = await createAccount(service);
+    const made = await cliFor(service, ['console', 'link', '--partner', own.partnerId, '--scope', 'manage']);
+    expect(made.code).toBe(0);
+    expect(made.json).toMatchObject({ partnerId: own.partnerId, mode: 'live', scope: 'manage' });
+    const { res, cookie } = await openLink(service, String(made.json?.url));
+    expect(res.status).toBe(303);
+    const page = await consoleGet(service, '/console/', cookie);
+    expect(page.res.status).toBe(200);
+    expect(page.text).toContain('Switch to test mode');
+    const { items } = await service.store.forTenant(own.tenantId).audit.list({ limit: 10 });
+    expect(items.find((e) => e.action === 'console.link_created')?.actor).toEqual({ type: 'operator' });
+    expect(items.find((e) => e.action === 'console.signed_in')?.actor).toEqual({ type: 'console_session' });
+    // Test mode before the account has one: refused, naming the way to start it.
+    const test = await cliFor(service, ['console', 'link', '--partner', own.partnerId, '--mode', 'test']);
+    expect(test.code).toBe(1);
+    expect(test.stderr).toContain('has no test mode yet');
   });
 });
 

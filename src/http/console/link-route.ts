@@ -6,13 +6,7 @@ import type { ConsoleGateway } from '../../store/tenant-access.js';
 import { originOf, principalOf } from '../auth.js';
 import { ApiError } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
-import { newSecret } from './tokens.js';
-
-/** A link must be opened within this long; the session it opens then lasts `ttlSeconds`. */
-export const LINK_USABLE_MS = 5 * 60 * 1000;
-export const DEFAULT_TTL_SECONDS = 8 * 60 * 60;
-/** At most 8 hours: OWASP ASVS 5.0 §7.3 (an absolute limit of 12 h at most; ours is lower). */
-export const MAX_TTL_SECONDS = 28_800;
+import { createConsoleLink, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS } from './links.js';
 
 export const consoleSessionRequestSchema = z
   .object({
@@ -86,35 +80,6 @@ export interface ConsoleLinkOptions {
   clock: Clock;
   publicBaseUrl: string;
   enabled: boolean;
-}
-
-/** Makes a one-time link: the token is returned once and stored only as its hash. */
-export async function createConsoleLink(
-  sessions: ConsoleGateway,
-  input: {
-    tenantId: string;
-    keyId: string | null;
-    scope: 'read' | 'manage';
-    ttlSeconds?: number | undefined;
-  },
-  context: { now: Date; publicBaseUrl: string; origin: Parameters<ConsoleGateway['createLink']>[2] },
-): Promise<{ url: string; expiresAt: string }> {
-  const token = newSecret();
-  const usableUntil = new Date(context.now.getTime() + LINK_USABLE_MS);
-  await sessions.createLink(
-    {
-      tenantId: input.tenantId,
-      keyId: input.keyId,
-      scope: input.scope,
-      ttlSeconds: input.ttlSeconds ?? DEFAULT_TTL_SECONDS,
-      tokenHash: token.hash,
-      usableUntil,
-    },
-    context.now,
-    context.origin,
-  );
-  const query = new URLSearchParams({ token: token.value });
-  return { url: `${context.publicBaseUrl}/console/sign-in?${query}`, expiresAt: usableUntil.toISOString() };
 }
 
 export async function consoleLinkRoutes(app: FastifyInstance, opts: ConsoleLinkOptions): Promise<void> {
