@@ -146,6 +146,8 @@ describe('the console in Chromium', () => {
     await enter(page);
     expect(new URL(page.url()).pathname).toBe(`/console/submissions/${completedId}`);
     await expect(page.getByRole('heading', { level: 2, name: 'Result' }).isVisible()).resolves.toBe(true);
+    // The html report, previewed in its sandboxed frame (served by the console, framed by it alone).
+    await page.frameLocator('iframe.preview').getByRole('heading', { level: 1 }).first().waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'submission');
 

@@ -3,6 +3,7 @@ import { isUuid } from '../../domain/ids.js';
 import type { TenantAccess } from '../../store/tenant-access.js';
 import { ApiError } from '../errors.js';
 import { submissionDetail } from '../presenters.js';
+import { artifactBytes, HTML_CSP } from '../routes/artifacts.js';
 import { fhirBundleOf } from '../routes/fhir.js';
 import { presentResult } from '../routes/results.js';
 import { findSubmissions, parseSubmissionListQuery } from '../routes/submission-list.js';
@@ -127,6 +128,26 @@ export async function consolePageRoutes(app: FastifyInstance, opts: ConsoleOptio
   app.get<{ Params: { id: string } }>('/submissions/:id', (request, reply) =>
     submissionPage(request, reply, opts),
   );
+  // The html report, for the sandboxed preview frame of a submission's page: the report's own
+  // policy (inline styles only, nothing loaded, nothing run), framed by the console alone.
+  app.get<{ Params: { id: string } }>('/artifacts/:id/preview', async (request, reply) => {
+    const state = await signedIn(request, reply, opts);
+    if (!state) return reply;
+    const tenant = tenantOfState(state);
+    const id = request.params.id;
+    const meta = isUuid(id) ? await tenant.artifacts.downloadable(id) : undefined;
+    if (!meta?.contentType.startsWith('text/html')) throw ApiError.notFound('No report page with this id.');
+    const body = await artifactBytes(tenant, meta, request.log);
+    await tenant.artifacts.downloaded(id, state.origin);
+    return reply
+      .type(meta.contentType)
+      .header(
+        'content-security-policy',
+        `${HTML_CSP.replace("frame-ancestors 'none'", "frame-ancestors 'self'")}; sandbox`,
+      )
+      .header('x-frame-options', 'SAMEORIGIN')
+      .send(body);
+  });
   app.get<{ Params: { id: string } }>('/results/:id/fhir', async (request, reply) => {
     const state = await signedIn(request, reply, opts);
     if (!state) return reply;

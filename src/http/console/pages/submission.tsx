@@ -105,7 +105,7 @@ function Reports({ result }: { result: ResultView }) {
         <iframe
           class="preview"
           title="Preview of the web page report"
-          src={html.access.downloadUrl}
+          src={`/console/artifacts/${html.artifactId}/preview`}
           sandbox=""
           referrerpolicy="no-referrer"
         />
