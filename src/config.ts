@@ -14,6 +14,14 @@ const boolFromEnv = z
 /** A browser origin: scheme, host and optional port, nothing else. */
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
+/** A comma-separated list of browser origins (CORS, the console's frame ancestors). */
+const originList = z
+  .string()
+  .refine((v) => v.split(',').every((o) => ORIGIN.test(o.trim())), {
+    message: 'must be a comma-separated list of origins such as https://app.example.com',
+  })
+  .optional();
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** A duration as a setting spells it, in its largest whole unit (`7d`, `90s`). */
@@ -187,12 +195,7 @@ export const SETTINGS = {
     doc: 'failed API-key checks per client address per minute before its unknown keys get `429`; `0` disables',
   },
   CORS_ALLOWED_ORIGINS: {
-    schema: z
-      .string()
-      .refine((v) => v.split(',').every((o) => ORIGIN.test(o.trim())), {
-        message: 'must be a comma-separated list of origins such as https://app.example.com',
-      })
-      .optional(),
+    schema: originList,
     default: undefined,
     doc: 'browser origins allowed to call the API (CORS), comma-separated; unset = none, no CORS headers',
   },
@@ -202,12 +205,7 @@ export const SETTINGS = {
     doc: 'serve the partner console under `/console/` on the API port (docs/console.md)',
   },
   CONSOLE_FRAME_ANCESTORS: {
-    schema: z
-      .string()
-      .refine((v) => v.split(',').every((o) => ORIGIN.test(o.trim())), {
-        message: 'must be a comma-separated list of origins such as https://app.example.com',
-      })
-      .optional(),
+    schema: originList,
     default: undefined,
     doc: "partner sites allowed to show the console in a frame, comma-separated; unset = none (`frame-ancestors 'none'`)",
   },

@@ -2,8 +2,9 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.js';
 import { consoleLink } from '../helpers/console.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
@@ -25,13 +26,6 @@ import {
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-];
 
 // What the page.evaluate callbacks use in Chromium (tsconfig has no DOM lib of its own).
 interface AxeResult {
@@ -67,7 +61,7 @@ beforeAll(async () => {
     const res = await getJson(service, `/v1/submissions/${completedId}`, { 'x-api-key': account.apiKey });
     return res.json.status === 'completed';
   });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

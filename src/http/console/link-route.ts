@@ -4,7 +4,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Clock } from '../../clock.js';
 import type { ConsoleGateway } from '../../store/tenant-access.js';
 import { originOf, principalOf } from '../auth.js';
-import { ApiError } from '../errors.js';
+import { ApiError, parseBody } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import { createConsoleLink, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS } from './links.js';
 
@@ -85,18 +85,15 @@ export interface ConsoleLinkOptions {
 export async function consoleLinkRoutes(app: FastifyInstance, opts: ConsoleLinkOptions): Promise<void> {
   app.post('/v1/console-sessions', { config: { auth: true } }, async (request, reply) => {
     if (!opts.enabled) throw ApiError.notFound('The console is turned off on this service.');
-    const parsed = consoleSessionRequestSchema.safeParse(request.body);
-    if (!parsed.success) {
-      const { formErrors, fieldErrors } = z.flattenError(parsed.error);
-      throw ApiError.validation(
-        { formErrors, fieldErrors: fieldErrors as Record<string, string[]> },
-        'The request does not match the console session schema.',
-      );
-    }
+    const body = parseBody(
+      consoleSessionRequestSchema,
+      request.body,
+      'The request does not match the console session schema.',
+    );
     const principal = principalOf(request);
     const link = await createConsoleLink(
       opts.sessions,
-      { tenantId: principal.tenantId, keyId: principal.keyId, ...parsed.data },
+      { tenantId: principal.tenantId, keyId: principal.keyId, ...body },
       { now: opts.clock(), publicBaseUrl: opts.publicBaseUrl, origin: originOf(request) },
     );
     reply.code(201);
