@@ -275,3 +275,18 @@ describe('scopes and the audit trail', () => {
     expect(overview.length).toBeGreaterThan(0);
   });
 });
+
+describe('CONSOLE_ENABLED=false', () => {
+  it('serves no console and makes no links', async () => {
+    const off = await startTestService({ CONSOLE_ENABLED: 'false' });
+    try {
+      const own = await createAccount(off);
+      const link = await consoleLink(off, own.apiKey);
+      expect(link.status).toBe(404);
+      expect((await consoleGet(off, '/console/', undefined)).res.status).toBe(404);
+      expect(off.app.routeTable.filter((r) => r.url.startsWith('/console'))).toEqual([]);
+    } finally {
+      await off.stop();
+    }
+  });
+});
