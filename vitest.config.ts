@@ -11,6 +11,7 @@ const INTEGRATION = [
   'readme',
   'lifecycle',
   'telemetry',
+  'console',
 ].map((d) => `test/${d}/**/*.test.ts`);
 /**
  * What only PostgreSQL has: several connections racing, LISTEN/NOTIFY, a server that goes away;

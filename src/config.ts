@@ -14,6 +14,14 @@ const boolFromEnv = z
 /** A browser origin: scheme, host and optional port, nothing else. */
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
+/** A comma-separated list of browser origins (CORS, the console's frame ancestors). */
+const originList = z
+  .string()
+  .refine((v) => v.split(',').every((o) => ORIGIN.test(o.trim())), {
+    message: 'must be a comma-separated list of origins such as https://app.example.com',
+  })
+  .optional();
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** A duration as a setting spells it, in its largest whole unit (`7d`, `90s`). */
@@ -187,14 +195,19 @@ export const SETTINGS = {
     doc: 'failed API-key checks per client address per minute before its unknown keys get `429`; `0` disables',
   },
   CORS_ALLOWED_ORIGINS: {
-    schema: z
-      .string()
-      .refine((v) => v.split(',').every((o) => ORIGIN.test(o.trim())), {
-        message: 'must be a comma-separated list of origins such as https://app.example.com',
-      })
-      .optional(),
+    schema: originList,
     default: undefined,
     doc: 'browser origins allowed to call the API (CORS), comma-separated; unset = none, no CORS headers',
+  },
+  CONSOLE_ENABLED: {
+    schema: boolFromEnv,
+    default: 'true',
+    doc: 'serve the partner console under `/console/` on the API port (docs/console.md)',
+  },
+  CONSOLE_FRAME_ANCESTORS: {
+    schema: originList,
+    default: undefined,
+    doc: "partner sites allowed to show the console in a frame, comma-separated; unset = none (`frame-ancestors 'none'`)",
   },
   METRICS_PORT: {
     schema: z.coerce.number().int().min(0).max(65535).optional(),
@@ -258,6 +271,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   authFailuresPerMinute: number;
   corsAllowedOrigins: string[];
+  consoleEnabled: boolean;
+  consoleFrameAncestors: string[];
   trustProxy: boolean;
   metricsPort: number | undefined;
   metricsHost: string;
@@ -286,6 +301,14 @@ function read<K extends SettingName>(env: NodeJS.ProcessEnv, name: K): z.output<
 function otlpTracesEndpoint(env: NodeJS.ProcessEnv): string | undefined {
   const value = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   return value === undefined || value === '' ? undefined : value;
+}
+
+/** A comma-separated list of origins as a list (none when unset). */
+function origins(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -330,10 +353,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs,
     keepAliveTimeoutMs: read(env, 'KEEP_ALIVE_TIMEOUT_MS'),
     authFailuresPerMinute: read(env, 'AUTH_FAILURES_PER_MINUTE'),
-    corsAllowedOrigins: (read(env, 'CORS_ALLOWED_ORIGINS') ?? '')
-      .split(',')
-      .map((o) => o.trim())
-      .filter((o) => o !== ''),
+    corsAllowedOrigins: origins(read(env, 'CORS_ALLOWED_ORIGINS')),
+    consoleEnabled: read(env, 'CONSOLE_ENABLED'),
+    consoleFrameAncestors: origins(read(env, 'CONSOLE_FRAME_ANCESTORS')),
     trustProxy: read(env, 'TRUST_PROXY'),
     metricsPort: read(env, 'METRICS_PORT'),
     metricsHost: read(env, 'METRICS_HOST'),

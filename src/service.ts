@@ -154,6 +154,8 @@ function appDeps(
     // Two functions, not the store: nothing reachable from a route leads to `store.system`.
     tenants: { forTenant: (id) => store.forTenant(id), forArtifact: (id) => store.forArtifact(id) },
     isReady: () => store.isReady(),
+    consoleSessions: store.console,
+    signingSecret: secret,
     authenticator: new Authenticator(store.system.accounts, { clock: () => clock().getTime() }),
     logger: parts.logger,
     links: new DownloadLinks(secret, config.publicBaseUrl, config.downloadUrlTtlSeconds),

@@ -208,7 +208,7 @@ function longFunctions(root: string, limit: number, skip: ReadonlySet<string> = 
       const file = path.join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!/migrations|generated/.test(entry.name)) walk(file);
-      } else if (/\.[cm]?ts$/.test(entry.name) && !entry.name.endsWith('.d.ts')) check(file);
+      } else if (/\.[cm]?tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) check(file);
     }
   };
   walk(path.join(root, 'src'));

@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import { WebhookAdminError } from '../webhooks/admin.js';
 import { UsageError } from './arguments.js';
 import { addAuditCommands } from './audit.js';
+import { addConsoleCommands } from './console.js';
 import { addErasuresCommands } from './erasures.js';
 import { addKeysCommands } from './keys.js';
 import { addMigrateCommand } from './migrate.js';
@@ -35,6 +36,7 @@ export function buildCli(): Command {
   addPartnersCommands(program);
   addKeysCommands(program);
   addWebhooksCommands(program);
+  addConsoleCommands(program);
   addQuickstartCommand(program);
   return program;
 }

@@ -31,6 +31,10 @@ export const AUDIT_ACTIONS = [
   'webhook.endpoint_enabled',
   'webhook.endpoint_disabled',
   'webhook.listen_started',
+  // The partner console (issue 31): links asked for, sign-ins and sign-outs.
+  'console.link_created',
+  'console.signed_in',
+  'console.signed_out',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -44,12 +48,22 @@ export const AUDIT_RESOURCE_TYPES = [
   'webhook_endpoint',
   'webhook_event',
   'webhook_recovery',
+  'console_session',
 ] as const;
 export type AuditResourceType = (typeof AUDIT_RESOURCE_TYPES)[number];
 
-export const AUDIT_ACTOR_TYPES = ['api_key', 'operator', 'system', 'download_link'] as const;
+export const AUDIT_ACTOR_TYPES = [
+  'api_key',
+  'operator',
+  'system',
+  'download_link',
+  'console_session',
+] as const;
 
-/** Who acted: a partner's API key (by its id, never the key), an operator, the service, a signed link. */
+/**
+ * Who acted: a partner's API key (by its id, never the key), an operator, the service, a signed
+ * link, or a console session (with the key that asked for its link; its id is the correlation id).
+ */
 export interface AuditActor {
   type: (typeof AUDIT_ACTOR_TYPES)[number];
   keyId?: string;

@@ -6,12 +6,16 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { runInContext, workContext } from '../context.js';
-import type { ArtifactGateway, TenantGateway } from '../store/tenant-access.js';
+import type { ArtifactGateway, ConsoleGateway, TenantGateway } from '../store/tenant-access.js';
 import { type TraceSpan, tracing } from '../telemetry/tracing.js';
 import { installAuth } from './auth.js';
 import { AuthFailureLimit, LocalFailureStore, RedisFailureStore } from './auth-failures.js';
 import { installBodyReading } from './body.js';
 import { answerOutsideFastify, clientErrorHandler } from './client-errors.js';
+import { consoleLinkRoutes } from './console/link-route.js';
+import { consoleRoutes } from './console/routes.js';
+import { SessionCookie } from './console/session.js';
+import { CsrfTokens } from './console/tokens.js';
 import type { PageCursors } from './cursor.js';
 import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
@@ -55,7 +59,14 @@ export interface AppDeps {
     | 'keepAliveTimeoutMs'
     | 'authFailuresPerMinute'
     | 'corsAllowedOrigins'
+    | 'consoleEnabled'
+    | 'consoleFrameAncestors'
+    | 'publicBaseUrl'
   >;
+  /** The console's links and sessions (looked up by hash; each names its one account). */
+  consoleSessions: ConsoleGateway;
+  /** The service's signing secret: the console's CSRF key is derived from it. */
+  signingSecret: Buffer;
   /** Hands authenticated requests (and signed downloads) their account's data access. */
   /** Only ever the two ways in: a verified key's account, or a signed link's artifact's. */
   tenants: TenantGateway & ArtifactGateway;
@@ -282,4 +293,24 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   await app.register(auditRoutes);
   await app.register(testEventRoutes, { sender: deps.testEvents });
   await app.register(webhookEndpointRoutes, { endpoints: deps.webhookEndpoints });
+  const { config } = deps;
+  await app.register(consoleLinkRoutes, {
+    sessions: deps.consoleSessions,
+    clock: deps.clock,
+    publicBaseUrl: config.publicBaseUrl,
+    enabled: config.consoleEnabled,
+  });
+  if (!config.consoleEnabled) return;
+  await app.register(consoleRoutes, {
+    prefix: '/console',
+    sessions: deps.consoleSessions,
+    tenants: deps.tenants,
+    links: deps.links,
+    cursors: deps.cursors,
+    clock: deps.clock,
+    csrf: new CsrfTokens(deps.signingSecret),
+    cookie: new SessionCookie(config.publicBaseUrl.startsWith('https://')),
+    frameAncestors: config.consoleFrameAncestors,
+    callbacks: deps.testEvents,
+  });
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { isUuid } from '../domain/ids.js';
 
 export type ErrorCode =
@@ -218,4 +219,12 @@ export async function findOr404<T>(
   const found = await find(rawId.toLowerCase());
   if (!found) throw ApiError.notFound(message);
   return found;
+}
+
+/** A JSON body read by `schema`, or a `400 VALIDATION_ERROR` naming each bad field (`message` above them). */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown, message: string): z.output<S> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const { formErrors, fieldErrors } = z.flattenError(parsed.error);
+  throw ApiError.validation({ formErrors, fieldErrors: fieldErrors as Record<string, string[]> }, message);
 }

@@ -1,6 +1,7 @@
 import { stringify } from 'yaml';
 import { createDocument, type ZodOpenApiObject } from 'zod-openapi';
 import { markerTableMarkdown } from '../domain/submission/marker-table.js';
+import { consoleSessionPaths } from './console/link-route.js';
 import { resultReadyWebhook } from './openapi-webhooks.js';
 import { artifactPaths } from './routes/artifacts.js';
 import { auditPaths } from './routes/audit-events.js';
@@ -80,6 +81,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...auditPaths,
       ...testEventPaths,
       ...webhookEndpointPaths,
+      ...consoleSessionPaths,
       // Creating and listing submissions live in two route files: one path with both operations.
       '/v1/submissions': { ...submissionPaths['/v1/submissions'], ...submissionListPaths['/v1/submissions'] },
     },

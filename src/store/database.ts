@@ -253,7 +253,38 @@ export interface AuditEventTable {
   outcome: string;
 }
 
+/** A one-time console sign-in link (`0016_console_sessions`): its token only as a hash. */
+export interface ConsoleLinkTable {
+  id: string;
+  token_hash: string;
+  tenant_id: string;
+  key_id: string | null;
+  scope: string;
+  ttl_seconds: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+/** A console session (`0016_console_sessions`): its cookie only as a hash. */
+export interface ConsoleSessionTable {
+  id: string;
+  secret_hash: string;
+  link_id: string;
+  tenant_id: string;
+  key_id: string | null;
+  scope: string;
+  mode: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+  ended_at: NullableTimestamp;
+  ended_reason: string | null;
+}
+
 export interface Database {
+  console_links: ConsoleLinkTable;
+  console_sessions: ConsoleSessionTable;
   erasures: ErasureTable;
   audit_events: AuditEventTable;
   tenants: TenantTable;

@@ -10,6 +10,7 @@ import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { openPostgresDriver } from './postgres/driver.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AuditRepository } from './repositories/audit.js';
+import { ConsoleSessionsRepository } from './repositories/console-sessions.js';
 import { EndpointHealthRepository } from './repositories/endpoint-health.js';
 import { ErasureRepository, type Sealer } from './repositories/erasures.js';
 import { IngestWriter } from './repositories/ingest.js';
@@ -56,6 +57,8 @@ export interface StoreOptions extends SqliteDriverOptions {
  */
 export class Store implements TenantGateway, ArtifactGateway {
   readonly system: SystemStore;
+  /** The console's links and sessions (`ConsoleGateway`, handed to the console's routes). */
+  readonly console: ConsoleSessionsRepository;
   private readonly tenants = new LRUCache<string, TenantAccess>({ max: 10_000 });
 
   private readonly clock: Clock;
@@ -83,6 +86,7 @@ export class Store implements TenantGateway, ArtifactGateway {
     const audit = new AuditRepository(driver);
     const jobs = new JobsRepository(driver);
     let sealerInstance: Sealer | undefined;
+    this.console = new ConsoleSessionsRepository(driver.db, audit);
     this.system = {
       accounts: new AccountsRepository(driver, clock, audit),
       ingest: new IngestWriter(

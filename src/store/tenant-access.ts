@@ -1,5 +1,11 @@
 import type { AuditEvent, AuditOrigin } from '../domain/audit.js';
 import type { AuditQuery } from './repositories/audit.js';
+import type { ActivityRecord } from './repositories/console-activity.js';
+import type {
+  ConsoleSessionLookup,
+  ConsoleSessionRecord,
+  NewConsoleLink,
+} from './repositories/console-sessions.js';
 import type { ErasureRecord } from './repositories/erasures.js';
 import type { IngestCommand, IngestResult } from './repositories/ingest.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
@@ -65,6 +71,30 @@ export interface TenantAccess {
     TenantWebhookEndpoint,
     'state' | 'set' | 'addSecret' | 'remove' | 'enable' | 'read'
   >;
+  /** Counts for the console's overview: submissions received since a time and callback outcomes. */
+  activity(since: Date, limit: number): Promise<ActivityRecord>;
+}
+
+/**
+ * The console's sign-in links and sessions (issue 31). A link or a cookie names no account, so
+ * this is looked up by hash alone; the session it finds names the one account (and mode) whose
+ * `TenantAccess` the console's pages then get.
+ */
+export interface ConsoleGateway {
+  createLink(link: NewConsoleLink, now: Date, origin: AuditOrigin): Promise<{ linkId: string }>;
+  redeem(
+    tokenHash: string,
+    secretHash: string,
+    now: Date,
+    requestId: string,
+  ): Promise<ConsoleSessionRecord | undefined>;
+  find(secretHash: string, now: Date, idleMs: number): Promise<ConsoleSessionLookup>;
+  touch(sessionId: string, now: Date): Promise<void>;
+  end(sessionId: string, reason: string, now: Date): Promise<void>;
+  signOut(session: ConsoleSessionRecord, now: Date, requestId: string): Promise<void>;
+  setMode(sessionId: string, mode: ConsoleSessionRecord['mode']): Promise<void>;
+  /** The account that holds a live account's mode; undefined for a sandbox not made yet. */
+  tenantForMode(liveTenantId: string, mode: ConsoleSessionRecord['mode']): Promise<string | undefined>;
 }
 
 /** An ingest command of the account the access is bound to. */
@@ -85,6 +115,15 @@ export interface ArtifactGateway {
 }
 
 export type { AuditCursor, AuditQuery } from './repositories/audit.js';
+export type { ActivityRecord, ActivitySubmission } from './repositories/console-activity.js';
+export type {
+  ConsoleScope,
+  ConsoleSessionEnd,
+  ConsoleSessionLookup,
+  ConsoleSessionRecord,
+  NewConsoleLink,
+} from './repositories/console-sessions.js';
+export { sessionOrigin } from './repositories/console-sessions.js';
 export type { ErasureRecord } from './repositories/erasures.js';
 export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
 export type { StoredSubmission } from './repositories/pipeline.js';

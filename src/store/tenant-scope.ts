@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import type { Driver } from './driver.js';
+import { accountActivity } from './repositories/console-activity.js';
 import { TenantResults } from './repositories/results.js';
 import { TenantSubmissionList } from './repositories/submission-list.js';
 import { TenantSubmissions } from './repositories/submissions.js';
@@ -46,6 +47,7 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
       webhooks: system.webhooks,
       audit: system.audit,
     }),
+    activity: (since, limit) => accountActivity(deps.driver.db, tenantId, since, limit),
   };
 }
 

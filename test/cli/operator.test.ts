@@ -30,6 +30,7 @@ const STORE_COMMANDS: string[][] = [
   ['webhooks', 'set', '--partner', NO_SUCH, '--url', 'https://hooks.example.com/h'],
   ['webhooks', 'rotate-secret', '--partner', NO_SUCH],
   ['webhooks', 'redeliver', '--result', NO_SUCH],
+  ['console', 'link', '--partner', NO_SUCH],
 ];
 
 describe('a command without a store', () => {
@@ -263,7 +264,16 @@ describe('help', () => {
     expect(missing).toEqual([]);
     const help = await runCli({}, ['--help']);
     expect(help.code).toBe(0);
-    for (const group of ['serve', 'migrate', 'tenants', 'partners', 'keys', 'webhooks', 'quickstart']) {
+    for (const group of [
+      'serve',
+      'migrate',
+      'tenants',
+      'partners',
+      'keys',
+      'webhooks',
+      'console',
+      'quickstart',
+    ]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${group}\\b.*\\S`, 'm'));
     }
   });

@@ -143,7 +143,12 @@ export async function postSubmission(
   const res = await fetch(`${service.url}/v1/submissions`, {
     method: 'POST',
     headers,
-    body: opts.rawBody ?? JSON.stringify(body),
+    body:
+      opts.rawBody === undefined
+        ? JSON.stringify(body)
+        : typeof opts.rawBody === 'string'
+          ? opts.rawBody
+          : new Uint8Array(opts.rawBody),
   });
   const text = await res.text();
   return {

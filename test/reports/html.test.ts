@@ -2,9 +2,10 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildReport, type Report, renderHtml } from '../../src/reports/index.js';
+import { launchChromium } from '../helpers/chromium.js';
 import {
   documentsOnlyReport,
   fullReport,
@@ -40,14 +41,6 @@ declare const document: {
 declare const window: { innerWidth: number; __pwned?: number };
 declare function getComputedStyle(el: BrowserElement): { color: string; backgroundColor: string };
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-];
-
 let browser: Browser;
 let server: Server;
 let base: string;
@@ -64,7 +57,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

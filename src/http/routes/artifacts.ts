@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Clock } from '../../clock.js';
@@ -6,13 +6,13 @@ import { addToContext } from '../../context.js';
 import { isUuid } from '../../domain/ids.js';
 import { sha256Hex } from '../../hash.js';
 import { recreateArtifact } from '../../pipeline/recreate-artifact.js';
-import type { ArtifactGateway } from '../../store/tenant-access.js';
+import type { ArtifactGateway, DownloadableArtifact, TenantAccess } from '../../store/tenant-access.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
 import { ANY_ROUTE, errorResponses, successHeaders } from '../openapi-errors.js';
 
 /** Inline styles and SVG only: the report page may load nothing and run nothing. */
-const HTML_CSP =
+export const HTML_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export const artifactPaths: ZodOpenApiPathsObject = {
@@ -67,6 +67,23 @@ export const artifactPaths: ZodOpenApiPathsObject = {
   },
 };
 
+/**
+ * An artifact's stored bytes, checked against their hash; missing or altered ones are rendered
+ * again (the signed download and the console's preview).
+ */
+export async function artifactBytes(
+  tenant: TenantAccess,
+  meta: DownloadableArtifact,
+  log: FastifyBaseLogger,
+): Promise<Buffer> {
+  const body = await meta.read();
+  if (body && sha256Hex(body) === meta.sha256) return body;
+  log.warn({ artifactId: meta.artifactId }, 'artifact bytes missing or altered; rendering them again');
+  const again = await recreateArtifact(tenant.artifacts, meta.artifactId);
+  if (!again) throw ApiError.notFound('This artifact is not available.');
+  return again;
+}
+
 export async function artifactRoutes(
   app: FastifyInstance,
   opts: { artifacts: ArtifactGateway; links: DownloadLinks; clock: Clock },
@@ -90,12 +107,7 @@ export async function artifactRoutes(
       addToContext({ tenantId: tenant.tenantId });
       // A link issued before the account was deactivated dies with the account (issue 12).
       if (!meta.tenantActive) throw ApiError.accountInactive();
-      let body = await meta.read();
-      if (!body || sha256Hex(body) !== meta.sha256) {
-        request.log.warn({ artifactId: id }, 'artifact bytes missing or altered; rendering them again');
-        body = await recreateArtifact(tenant.artifacts, id);
-        if (!body) throw ApiError.notFound('This artifact is not available.');
-      }
+      const body = await artifactBytes(tenant, meta, request.log);
       await tenant.artifacts.downloaded(id, { actor: { type: 'download_link' }, requestId: request.id });
       const content = { ...meta, body };
       const disposition = content.contentType.startsWith('application/json') ? 'attachment' : 'inline';

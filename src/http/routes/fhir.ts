@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { NormalisedSubmission } from '../../domain/submission/panel.js';
 import { buildFhirBundle } from '../../reports/fhir/bundle.js';
+import type { ResultExportSource } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
 import { findOr404 } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
@@ -62,6 +63,18 @@ export const fhirPaths: ZodOpenApiPathsObject = {
   },
 };
 
+/** The result's FHIR R4 bundle (the API's route and the console's download). */
+export function fhirBundleOf(source: ResultExportSource) {
+  return buildFhirBundle({
+    resultId: source.resultId,
+    partnerId: source.partnerId,
+    partnerSubjectId: source.partnerSubjectId,
+    receivedAt: source.receivedAt,
+    submission: JSON.parse(source.normalisedBody) as NormalisedSubmission,
+    result: source.bundle,
+  });
+}
+
 export async function fhirRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { resultId: string } }>(
     '/v1/results/:resultId/fhir',
@@ -73,15 +86,7 @@ export async function fhirRoutes(app: FastifyInstance): Promise<void> {
         (id) => results.exportSource(id, originOf(request)),
         'No result with this id in this account.',
       );
-      const bundle = buildFhirBundle({
-        resultId: source.resultId,
-        partnerId: source.partnerId,
-        partnerSubjectId: source.partnerSubjectId,
-        receivedAt: source.receivedAt,
-        submission: JSON.parse(source.normalisedBody) as NormalisedSubmission,
-        result: source.bundle,
-      });
-      return reply.type(FHIR_JSON).send(JSON.stringify(bundle));
+      return reply.type(FHIR_JSON).send(JSON.stringify(fhirBundleOf(source)));
     },
   );
 }

@@ -111,6 +111,11 @@ function positionOf(value: CursorPosition | undefined): SubmissionListPosition |
 
 export type SubmissionListParams = z.output<typeof submissionListQuery>;
 
+/** The list's query as the API reads it (the console's filters too): `400`s name each bad parameter. */
+export function parseSubmissionListQuery(query: unknown): SubmissionListParams {
+  return parseListQuery(submissionListQuery, query, MESSAGES);
+}
+
 /**
  * One page of the account's submissions for the parsed query: what the route answers, and what
  * the console's page shows (issue 31) with the same cursors. Throws `400`s naming the parameter.

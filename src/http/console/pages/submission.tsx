@@ -1,0 +1,182 @@
+import type { presentResult } from '../../routes/results.js';
+import type { SubmissionDetail } from '../../schemas.js';
+import { Csrf } from './layout.js';
+
+type ResultView = ReturnType<typeof presentResult>;
+
+const time = (value: string | null) => (value === null ? '—' : `${value.replace('T', ' ').slice(0, 23)} UTC`);
+
+function Timeline({ detail }: { detail: SubmissionDetail }) {
+  return (
+    <section aria-labelledby="pipeline">
+      <h2 id="pipeline">Processing steps</h2>
+      <ol class="timeline">
+        {detail.jobs.map((job) => (
+          <li key={job.jobId}>
+            <h3>
+              {job.typeLabel}: <span class={`badge status-${job.status}`}>{job.statusLabel}</span>
+            </h3>
+            <dl>
+              <dt>Accepted</dt>
+              <dd>{time(job.acceptedAt)}</dd>
+              <dt>Started</dt>
+              <dd>{time(job.startedAt)}</dd>
+              <dt>Finished</dt>
+              <dd>{time(job.completedAt ?? job.failedAt)}</dd>
+              <dt>Attempts</dt>
+              <dd>{`${job.attempts} of at most ${job.maxAttempts}`}</dd>
+              <dt>Processing time</dt>
+              <dd>{job.processingDurationMs === null ? '—' : `${job.processingDurationMs} ms`}</dd>
+              <dt>Deadline</dt>
+              <dd>{job.slaBreached ? `Missed (${time(job.slaDeadlineAt)})` : time(job.slaDeadlineAt)}</dd>
+              {job.errorSummary ? (
+                <>
+                  <dt>What went wrong</dt>
+                  <dd class="error">{job.errorSummary}</dd>
+                </>
+              ) : null}
+            </dl>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function Outcomes({ result }: { result: ResultView }) {
+  const outcomes = result.outcomes ?? (result.outcome ? [result.outcome] : []);
+  return (
+    <section aria-labelledby="result">
+      <h2 id="result">Result</h2>
+      <table class="list">
+        <caption>Wellbeing outcomes (informational, not a diagnosis)</caption>
+        <thead>
+          <tr>
+            <th scope="col">Area</th>
+            <th scope="col">Score (0 to 1)</th>
+            <th scope="col">Against the reference person</th>
+            <th scope="col">Band</th>
+            <th scope="col">Notes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {outcomes.map((o) => (
+            <tr key={o.outcomeId}>
+              <th scope="row">{o.focus}</th>
+              <td>{o.score.toFixed(3)}</td>
+              <td>{o.referencePlacementLabel}</td>
+              <td>{o.band?.label ?? '—'}</td>
+              <td>
+                {o.notices && o.notices.length > 0 ? (
+                  <ul>
+                    {o.notices.map((n) => (
+                      <li key={n.message}>{n.message}</li>
+                    ))}
+                  </ul>
+                ) : (
+                  `${o.outcomeStatusLabel}.`
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function Reports({ result }: { result: ResultView }) {
+  const html = result.artifacts.items.find((a) => a.type === 'html' && a.access);
+  return (
+    <section aria-labelledby="reports">
+      <h2 id="reports">Reports</h2>
+      <ul>
+        {result.artifacts.items.map((a) => (
+          <li key={a.artifactId}>
+            {a.access ? <a href={a.access.downloadUrl}>{`Download ${a.typeLabel}`}</a> : a.typeLabel}
+            {` — ${a.availabilityLabel}`}
+          </li>
+        ))}
+        <li>
+          <a href={`/console/results/${result.resultId}/fhir`}>Download the FHIR R4 bundle (JSON)</a>
+        </li>
+      </ul>
+      {html?.access ? (
+        <iframe
+          class="preview"
+          title="Preview of the web page report"
+          src={`/console/artifacts/${html.artifactId}/preview`}
+          sandbox=""
+          referrerpolicy="no-referrer"
+        />
+      ) : null}
+    </section>
+  );
+}
+
+/** The callback of a completed result, sent again (manage sessions only: read ones see no button). */
+function Callback({
+  detail,
+  csrf,
+  sent,
+}: {
+  detail: SubmissionDetail;
+  csrf: string | undefined;
+  sent: boolean;
+}) {
+  return (
+    <section aria-labelledby="callback">
+      <h2 id="callback">Callback</h2>
+      {sent ? (
+        <p role="status">The callback is being sent again, with the same event id.</p>
+      ) : (
+        <p>The result.ready callback is sent when the result completes.</p>
+      )}
+      {csrf ? (
+        <form method="post" action={`/console/submissions/${detail.submissionId}/resend-callback`}>
+          <Csrf token={csrf} />
+          <button type="submit">Send the callback again</button>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
+/** One submission: its references and status, its steps as a timeline, its result and reports. */
+export function Submission({
+  detail,
+  result,
+  manageCsrf,
+  callbackSent,
+}: {
+  detail: SubmissionDetail;
+  result: ResultView | undefined;
+  /** The CSRF token when the session may change things; undefined for a read session. */
+  manageCsrf: string | undefined;
+  callbackSent: boolean;
+}) {
+  return (
+    <>
+      <dl class="facts">
+        <dt>Your submission reference</dt>
+        <dd>{detail.partnerSubmissionId}</dd>
+        <dt>Your subject reference</dt>
+        <dd>{detail.partnerSubjectId}</dd>
+        <dt>Status</dt>
+        <dd>
+          <span class={`badge status-${detail.status}`}>{detail.statusLabel}</span>
+        </dd>
+        <dt>Received</dt>
+        <dd>{time(detail.createdAt)}</dd>
+        <dt>Submission id</dt>
+        <dd>
+          <code>{detail.submissionId}</code>
+        </dd>
+      </dl>
+      <Timeline detail={detail} />
+      {result ? <Outcomes result={result} /> : <p>No result yet.</p>}
+      {result ? <Reports result={result} /> : null}
+      {result ? <Callback detail={detail} csrf={manageCsrf} sent={callbackSent} /> : null}
+    </>
+  );
+}
