@@ -30,6 +30,7 @@ import { type MetricsServer, serveMetrics } from './telemetry/metrics-server.js'
 import { startTracing } from './telemetry/tracing.js';
 import { VERSION } from './version.js';
 import { WebhookAdmin } from './webhooks/admin.js';
+import { EventResend } from './webhooks/events.js';
 import { registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
 import { TestEvents } from './webhooks/test-events.js';
 
@@ -164,6 +165,11 @@ function appDeps(
         clock,
       }),
     ),
+    events: new EventResend({
+      clock,
+      scheduleMs: config.webhookRetryScheduleMs,
+      attemptRetentionMs: config.webhookAttemptRetentionMs,
+    }),
     clock,
     role: parts.role,
     readinessChecks: parts.readinessChecks,

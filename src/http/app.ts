@@ -21,6 +21,8 @@ import { requestTelemetry } from './request-telemetry.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { auditRoutes } from './routes/audit-events.js';
 import { erasureRoutes } from './routes/erasures.js';
+import { type EventSender, eventResendRoutes } from './routes/event-resend.js';
+import { eventReadRoutes } from './routes/events.js';
 import { fhirRoutes } from './routes/fhir.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
@@ -66,6 +68,8 @@ export interface AppDeps {
   cursors: PageCursors;
   /** `POST /v1/test/events` (test keys): sends within the account it is handed. */
   testEvents: TestEventSender;
+  /** Redelivery and recovery of the account's events (`webhooks/events.ts`). */
+  events: EventSender;
   logger: Logger;
   clock: Clock;
   /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
@@ -278,4 +282,6 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   await app.register(erasureRoutes);
   await app.register(auditRoutes);
   await app.register(testEventRoutes, { sender: deps.testEvents });
+  await app.register(eventReadRoutes, { cursors: deps.cursors });
+  await app.register(eventResendRoutes, { sender: deps.events });
 }

@@ -1,6 +1,14 @@
 import type { AuditEvent, AuditOrigin } from '../domain/audit.js';
 import type { AuditQuery } from './repositories/audit.js';
 import type { ErasureRecord } from './repositories/erasures.js';
+import type {
+  RecoveryRecord,
+  RecoveryStart,
+  RecoveryWindow,
+  RedeliverOutcome,
+  ResendPlan,
+} from './repositories/event-resend.js';
+import type { EventDetailRecord, EventListPage, EventListQuery } from './repositories/events.js';
 import type { IngestCommand, IngestResult } from './repositories/ingest.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
 import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
@@ -56,6 +64,21 @@ export interface TenantAccess {
     /** The account's audit events, newest first. */
     list(query: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }>;
   };
+  /** The account's `result.ready` events and their attempts (`webhooks/events.ts` decides on them). */
+  readonly events: {
+    /** A page of events, newest first, metadata only; audited once per page (`event.listed`). */
+    list(query: EventListQuery, origin: AuditOrigin): Promise<EventListPage>;
+    /** The event with its signed body and attempts; the read is audited (`event.read`). */
+    get(eventId: string, origin: AuditOrigin): Promise<EventDetailRecord | undefined>;
+    /** Queues the event's delivery now (audited `webhook.redelivered`), or says why it cannot. */
+    redeliver(eventId: string, plan: ResendPlan, origin: AuditOrigin): Promise<RedeliverOutcome>;
+  };
+  readonly recoveries: {
+    /** Queues every failed or held event of the window once (audited `webhook.recovered`). */
+    start(window: RecoveryWindow, plan: ResendPlan, origin: AuditOrigin): Promise<RecoveryStart>;
+    /** The recovery and its events' statuses now; the read is audited (`recovery.read`). */
+    get(recoveryId: string, origin: AuditOrigin): Promise<RecoveryRecord | undefined>;
+  };
 }
 
 /** An ingest command of the account the access is bound to. */
@@ -77,6 +100,22 @@ export interface ArtifactGateway {
 
 export type { AuditCursor, AuditQuery } from './repositories/audit.js';
 export type { ErasureRecord } from './repositories/erasures.js';
+export type {
+  RecoveryRecord,
+  RecoveryStart,
+  RecoveryWindow,
+  RedeliverOutcome,
+  ResendPlan,
+  ResendRefusal,
+} from './repositories/event-resend.js';
+export type {
+  EventAttemptRecord,
+  EventDetailRecord,
+  EventListPage,
+  EventListPosition,
+  EventListQuery,
+  EventListRecord,
+} from './repositories/events.js';
 export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';

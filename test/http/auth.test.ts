@@ -106,6 +106,14 @@ describe('authentication', () => {
     expect(routes.length).toBeGreaterThanOrEqual(4);
     // The self-service routes (issue 30) are in the table, so they are checked below.
     expect(routes.map((r) => `${r.method} ${r.url}`)).toContain('GET /v1/submissions');
+    for (const events of [
+      'GET /v1/events',
+      'GET /v1/events/:eventId',
+      'POST /v1/events/:eventId/redeliver',
+      'POST /v1/events/recover',
+      'GET /v1/recoveries/:recoveryId',
+    ])
+      expect(routes.map((r) => `${r.method} ${r.url}`)).toContain(events);
     for (const route of routes) {
       const name = `${route.method} ${route.url}`;
       const path = route.url.replace(/:[A-Za-z]+/g, '0190a7e0-0000-7000-8000-000000000000');
