@@ -297,3 +297,65 @@ describe('bad input', () => {
     expect((await call(account, 'POST', `/v1/events/${event}/redeliver`, { now: true })).status).toBe(400);
   });
 });
+
+describe('recovering a window', () => {
+  it('sends every failed, held or never-sent event once more after the receiver is back, none twice from overlapping recovers', async () => {
+    const account = await createAccount(service);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    // Never sent: completed before an endpoint existed.
+    const unsent = await completeSubmission(service, account);
+    await admin.set(account.partnerId, receiverUrl, {});
+    receiver.fallback = 503;
+    let failed: string[];
+    try {
+      failed = [await completeSubmission(service, account), await completeSubmission(service, account)];
+      for (const resultId of failed) await eventOf(account, resultId, 'failed');
+    } finally {
+      receiver.fallback = 204;
+    }
+    // Held, as while the endpoint was disabled.
+    const held = (await eventOf(account, failed[1]!, 'failed')).eventId;
+    await service.store.driver.db
+      .updateTable('webhook_events')
+      .set({ status: 'endpoint_disabled', failure_reason: null })
+      .where('id', '=', held)
+      .execute();
+    const events = [
+      await eventOf(account, unsent, 'failed'),
+      await eventOf(account, failed[0]!, 'failed'),
+      await eventOf(account, failed[1]!, 'endpoint_disabled'),
+    ];
+    const before = new Map(events.map((e) => [e.eventId, received(e.eventId).length]));
+
+    // Two recoveries of the same window at once: between them, each event is queued once.
+    const [a, b] = await Promise.all([
+      call(account, 'POST', '/v1/events/recover', { since }),
+      call(account, 'POST', '/v1/events/recover', { since }),
+    ]);
+    expect([a.status, b.status]).toEqual([202, 202]);
+    expect((a.json.eventCount as number) + (b.json.eventCount as number)).toBe(3);
+    for (const event of events) {
+      await waitUntil(
+        async () => (await eventOf(account, event.resultId, 'delivered')) !== undefined,
+        DEADLINE,
+        'the recovered delivery',
+      );
+    }
+    // A third recovery, once all are delivered, has nothing to send.
+    const third = await call(account, 'POST', '/v1/events/recover', { since });
+    expect(third.json.eventCount).toBe(0);
+    for (const event of events) expect(received(event.eventId).length - before.get(event.eventId)!).toBe(1);
+
+    const recoveryId = (a.json.eventCount === 3 ? a : b).json.recoveryId as string;
+    const progress = await call(account, 'GET', `/v1/recoveries/${recoveryId}`);
+    expect(progress.status).toBe(200);
+    expect(progress.json).toMatchObject({
+      recoveryId,
+      status: 'finished',
+      since: new Date(since).toISOString(),
+      until: null,
+      eventCount: 3,
+      progress: { pending: 0, delivered: 3, failed: 0, endpointDisabled: 0 },
+    });
+  });
+});
