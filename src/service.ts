@@ -273,6 +273,7 @@ export function createWorker(
         idempotencyRetentionMs: config.idempotencyRetentionMs,
         retentionDays: config.retentionDays,
         auditRetentionDays: config.auditRetentionDays,
+        webhookAttemptRetentionMs: config.webhookAttemptRetentionMs,
       }),
     ],
     clock,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/auth/api-keys.js';
+import { Cleaner } from '../../src/queue/maintenance/cleaner.js';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { WebhookAdmin } from '../../src/webhooks/admin.js';
 import { secretBoxFor } from '../../src/webhooks/index.js';
@@ -357,5 +358,44 @@ describe('recovering a window', () => {
       eventCount: 3,
       progress: { pending: 0, delivered: 3, failed: 0, endpointDisabled: 0 },
     });
+  });
+});
+
+describe('attempt retention', () => {
+  it('deletes attempts, with the answers they keep, once past WEBHOOK_ATTEMPT_RETENTION; the event stays', async () => {
+    const account = await createAccount(service);
+    await admin.set(account.partnerId, receiverUrl, {});
+    // A 200 with a body (a 204 has none).
+    receiver.fallback = 200;
+    receiver.answer = 'accepted, thank you';
+    let event: Detail;
+    try {
+      event = await eventOf(account, await completeSubmission(service, account), 'delivered');
+    } finally {
+      receiver.fallback = 204;
+      receiver.answer = undefined;
+    }
+    expect(event.attempts.map((a) => a.responseSnippet)).toEqual(['accepted, thank you']);
+    const day = 24 * 3600_000;
+    const cleanerAt = (ms: number) =>
+      new Cleaner({
+        store: service.store.system,
+        clock: () => new Date(ms),
+        webhookAttemptRetentionMs: 30 * day,
+      });
+    const madeAt = Date.parse(event.attempts[0]!.at);
+    await cleanerAt(madeAt + 30 * day - 60_000).runOnce();
+    expect((await eventOf(account, event.resultId, 'delivered')).attempts).toHaveLength(1);
+    const report = await cleanerAt(madeAt + 30 * day + 60_000).runOnce();
+    expect(report.webhookAttempts).toBeGreaterThanOrEqual(1);
+    const after = await eventOf(account, event.resultId, 'delivered');
+    expect(after.attempts).toEqual([]);
+    expect(after.attemptCount).toBe(0);
+    const kept = await service.store.driver.db
+      .selectFrom('webhook_attempts')
+      .select('response_snippet')
+      .where('event_id', '=', event.eventId)
+      .execute();
+    expect(kept).toEqual([]);
   });
 });
