@@ -3,9 +3,9 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { AuditOrigin } from '../../domain/audit.js';
 import { isUuid } from '../../domain/ids.js';
-import type { EventListPosition, TenantAccess } from '../../store/tenant-access.js';
+import type { TenantAccess } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
-import type { CursorPosition, CursorScope, PageCursors } from '../cursor.js';
+import type { CursorScope, PageCursors } from '../cursor.js';
 import { ApiError } from '../errors.js';
 import {
   DELIVERY_STATUSES,
@@ -19,7 +19,14 @@ import {
   eventPageExample,
   eventPageSchema,
 } from '../event-schemas.js';
-import { cursorError, listCursor, listLimit, parseListQuery, queryError, queryTime } from '../list-query.js';
+import {
+  cursorPosition,
+  listCursor,
+  listLimit,
+  parseListQuery,
+  queryTime,
+  timeWindow,
+} from '../list-query.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
 const TIME_FORMAT = 'an ISO 8601 time with its offset, e.g. 2026-11-21T12:00:00Z (send + as %2B)';
@@ -130,14 +137,6 @@ export interface EventListOptions {
   cursors: PageCursors;
 }
 
-function positionOf(value: CursorPosition | undefined): EventListPosition | undefined {
-  if (value?.length !== 2) return undefined;
-  const [createdAt, eventId] = value;
-  if (typeof createdAt !== 'string' || !z.iso.datetime().safeParse(createdAt).success) return undefined;
-  if (typeof eventId !== 'string' || !isUuid(eventId)) return undefined;
-  return { createdAt, eventId };
-}
-
 /**
  * One page of the account's events for the parsed query: what the route answers, and what the
  * console's page shows with the same cursors. Throws `400`s naming the parameter.
@@ -148,11 +147,9 @@ export async function findEvents(
   origin: AuditOrigin,
   opts: EventListOptions,
 ): Promise<EventPage> {
-  const createdAfter = q.createdAfter === undefined ? undefined : new Date(q.createdAfter);
-  const createdBefore = q.createdBefore === undefined ? undefined : new Date(q.createdBefore);
-  if (createdAfter && createdBefore && createdBefore <= createdAfter) {
-    throw queryError('createdBefore', 'createdBefore must be later than createdAfter.');
-  }
+  const window = timeWindow(['createdAfter', 'createdBefore'], q.createdAfter, q.createdBefore);
+  const createdAfter = window.after;
+  const createdBefore = window.before;
   // The filters as the list applies them (times in UTC): the same walk gives the same cursor.
   const filters = {
     type: q.type,
@@ -161,8 +158,8 @@ export async function findEvents(
     createdBefore: createdBefore?.toISOString(),
   };
   const scope: CursorScope = { list: 'events', tenantId: tenant.tenantId, filters };
-  const after = q.cursor === undefined ? undefined : positionOf(opts.cursors.decode(scope, q.cursor));
-  if (q.cursor !== undefined && !after) throw cursorError();
+  const position = cursorPosition(opts.cursors, scope, q.cursor);
+  const after = position && { createdAt: position.at, eventId: position.id };
   const page = await tenant.events.list(
     { type: q.type, deliveryStatus: q.deliveryStatus, createdAfter, createdBefore, limit: q.limit, after },
     origin,
