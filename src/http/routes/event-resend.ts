@@ -142,7 +142,17 @@ export const eventResendPaths: ZodOpenApiPathsObject = {
         '202': {
           description: 'The delivery is queued',
           headers: successHeaders(true),
-          content: { 'application/json': { schema: redeliverAcceptedSchema } },
+          content: {
+            'application/json': {
+              schema: redeliverAcceptedSchema,
+              examples: {
+                queued: {
+                  summary: 'Queued now',
+                  value: { eventId: '5b1d2c3e-4f50-5a61-8b72-9c83d4e5f607', deliveryStatus: 'pending' },
+                },
+              },
+            },
+          },
         },
         ...errorResponses({
           ...KEYED_OPERATION,
@@ -208,7 +218,25 @@ export const eventResendPaths: ZodOpenApiPathsObject = {
         '200': {
           description: 'The recovery',
           headers: successHeaders(true),
-          content: { 'application/json': { schema: recoverySchema } },
+          content: {
+            'application/json': {
+              schema: recoverySchema,
+              examples: {
+                running: {
+                  summary: 'Nine of twelve sent again so far',
+                  value: {
+                    recoveryId: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+                    status: 'running',
+                    since: '2026-11-17T00:00:00.000Z',
+                    until: null,
+                    createdAt: '2026-11-21T09:30:00.000Z',
+                    eventCount: 12,
+                    progress: { pending: 3, delivered: 9, failed: 0, endpointDisabled: 0 },
+                  },
+                },
+              },
+            },
+          },
         },
         ...errorResponses({
           ...KEYED_OPERATION,
