@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/auth/api-keys.js';
 import { Cleaner } from '../../src/queue/maintenance/cleaner.js';
-import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { WebhookAdmin } from '../../src/webhooks/admin.js';
 import { secretBoxFor } from '../../src/webhooks/index.js';
 import { SNIPPET_BYTES } from '../../src/webhooks/response-snippet.js';
@@ -14,6 +12,7 @@ import {
   startTestService,
   type TestAccount,
   type TestService,
+  testKeyFor,
 } from '../helpers/service.js';
 
 /**
@@ -112,21 +111,6 @@ async function eventOf(account: TestAccount, resultId: string, status: string): 
 /** Deliveries the receiver got for the event. */
 function received(eventId: string) {
   return receiver.deliveries.filter((d) => d.headers['webhook-id'] === eventId);
-}
-
-async function testKeyFor(account: TestAccount): Promise<TestAccount> {
-  const key = generateApiKey('test');
-  const stored = await service.store.system.accounts.insertKey(
-    {
-      partnerId: account.partnerId,
-      keyHash: key.hash,
-      keyPrefix: key.displayPrefix,
-      expiresAt: null,
-      mode: 'test',
-    },
-    operatorOrigin('test'),
-  );
-  return { ...account, keyId: stored.keyId, apiKey: key.apiKey };
 }
 
 /** A receiver answer longer than 1 KiB, with terminal escapes, line breaks and a character cut at the limit. */
@@ -239,7 +223,7 @@ describe('events and their attempts', () => {
     expect((await call(owner, 'GET', `/v1/recoveries/${recoveryId}`)).status).toBe(200);
 
     const other = await createAccount(service);
-    for (const stranger of [other, await testKeyFor(owner)]) {
+    for (const stranger of [other, await testKeyFor(service, owner)]) {
       expect((await call(stranger, 'GET', `/v1/events/${event.eventId}`)).status).toBe(404);
       expect((await call(stranger, 'POST', `/v1/events/${event.eventId}/redeliver`)).status).toBe(404);
       expect((await call(stranger, 'GET', `/v1/recoveries/${recoveryId}`)).status).toBe(404);
