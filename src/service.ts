@@ -31,6 +31,7 @@ import { startTracing } from './telemetry/tracing.js';
 import { VERSION } from './version.js';
 import { WebhookAdmin } from './webhooks/admin.js';
 import { WebhookEndpoints } from './webhooks/endpoints.js';
+import { EventResend } from './webhooks/events.js';
 import { registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
 import { TestEvents } from './webhooks/test-events.js';
 
@@ -172,6 +173,11 @@ function appDeps(
       allowInsecure: config.webhookAllowInsecure,
       clock,
     }),
+    events: new EventResend({
+      clock,
+      scheduleMs: config.webhookRetryScheduleMs,
+      attemptRetentionMs: config.webhookAttemptRetentionMs,
+    }),
     clock,
     role: parts.role,
     readinessChecks: parts.readinessChecks,
@@ -277,6 +283,7 @@ export function createWorker(
         idempotencyRetentionMs: config.idempotencyRetentionMs,
         retentionDays: config.retentionDays,
         auditRetentionDays: config.auditRetentionDays,
+        webhookAttemptRetentionMs: config.webhookAttemptRetentionMs,
       }),
     ],
     clock,

@@ -25,6 +25,8 @@ import { requestTelemetry } from './request-telemetry.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { auditRoutes } from './routes/audit-events.js';
 import { erasureRoutes } from './routes/erasures.js';
+import { type EventSender, eventResendRoutes } from './routes/event-resend.js';
+import { eventReadRoutes } from './routes/events.js';
 import { fhirRoutes } from './routes/fhir.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
@@ -80,6 +82,8 @@ export interface AppDeps {
   testEvents: TestEventSender;
   /** `/v1/webhook-endpoint`: the key's own callback endpoint, through its account's access. */
   webhookEndpoints: WebhookEndpointService;
+  /** Redelivery and recovery of the account's events (`webhooks/events.ts`). */
+  events: EventSender;
   logger: Logger;
   clock: Clock;
   /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
@@ -293,6 +297,8 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   await app.register(auditRoutes);
   await app.register(testEventRoutes, { sender: deps.testEvents });
   await app.register(webhookEndpointRoutes, { endpoints: deps.webhookEndpoints });
+  await app.register(eventReadRoutes, { cursors: deps.cursors });
+  await app.register(eventResendRoutes, { sender: deps.events });
   const { config } = deps;
   await app.register(consoleLinkRoutes, {
     sessions: deps.consoleSessions,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { isUuid } from '../domain/ids.js';
+import type { CursorScope, PageCursors } from './cursor.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -71,4 +73,43 @@ export function parseListQuery<S extends z.ZodObject>(
   // One message per parameter: a value fails several checks at once (not a number, not whole).
   for (const key of Object.keys(fieldErrors)) fieldErrors[key] = [...new Set(fieldErrors[key])];
   throw ApiError.validation({ formErrors: [], fieldErrors }, 'The query parameters are not valid.');
+}
+
+/** A keyset position of a time-ordered list: the last item's time and id. */
+export interface TimeIdPosition {
+  at: string;
+  id: string;
+}
+
+/**
+ * The position a page starts after: none without a cursor; a `400` naming `cursor` for one not
+ * issued for this scope or not holding a (time, id) position.
+ */
+export function cursorPosition(
+  cursors: PageCursors,
+  scope: CursorScope,
+  cursor: string | undefined,
+): TimeIdPosition | undefined {
+  if (cursor === undefined) return undefined;
+  const value = cursors.decode(scope, cursor);
+  const [at, id] = value ?? [];
+  if (value?.length !== 2 || typeof at !== 'string' || !z.iso.datetime().safeParse(at).success)
+    throw cursorError();
+  if (typeof id !== 'string' || !isUuid(id)) throw cursorError();
+  return { at, id };
+}
+
+/**
+ * A list's time window (`after` inclusive, `before` exclusive) as dates, or a `400` naming the
+ * second parameter when it is not later than the first.
+ */
+export function timeWindow(
+  names: readonly [after: string, before: string],
+  after: string | undefined,
+  before: string | undefined,
+): { after: Date | undefined; before: Date | undefined } {
+  const from = after === undefined ? undefined : new Date(after);
+  const to = before === undefined ? undefined : new Date(before);
+  if (from && to && to <= from) throw queryError(names[1], `${names[1]} must be later than ${names[0]}.`);
+  return { after: from, before: to };
 }

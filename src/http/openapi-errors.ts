@@ -102,6 +102,13 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
     message:
       'No callback URL is registered for test mode. Ask the operator to run "healthspan webhooks set --mode test".',
   },
+  WEBHOOK_ENDPOINT_DISABLED: {
+    status: 409,
+    meaning:
+      'the callback endpoint is disabled (every attempt failed for WEBHOOK_DISABLE_AFTER); enable it first',
+    message:
+      'Your callback endpoint is disabled after failing for days: enable it (POST /v1/webhook-endpoint/enable) first.',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     meaning: 'the body is larger than the limit (1 MiB by default) or arrives in too many small pieces',

@@ -6,6 +6,8 @@ import { resultReadyWebhook } from './openapi-webhooks.js';
 import { artifactPaths } from './routes/artifacts.js';
 import { auditPaths } from './routes/audit-events.js';
 import { erasurePaths } from './routes/erasures.js';
+import { eventResendPaths } from './routes/event-resend.js';
+import { eventReadPaths } from './routes/events.js';
 import { fhirPaths } from './routes/fhir.js';
 import { probePaths } from './routes/probe.js';
 import { resultPaths } from './routes/results.js';
@@ -57,6 +59,10 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       { name: 'Partner', description: 'Authenticated partner operations' },
       { name: 'Callbacks', description: 'Requests the service sends to you' },
       {
+        name: 'Events',
+        description: 'Your callback events and their attempts: find them, send one again, recover a window',
+      },
+      {
         name: 'Test mode',
         description:
           'Operations for test keys (hs_test_…): test data is kept apart from live data (docs/sandbox.md)',
@@ -82,6 +88,8 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...testEventPaths,
       ...webhookEndpointPaths,
       ...consoleSessionPaths,
+      ...eventReadPaths,
+      ...eventResendPaths,
       // Creating and listing submissions live in two route files: one path with both operations.
       '/v1/submissions': { ...submissionPaths['/v1/submissions'], ...submissionListPaths['/v1/submissions'] },
     },

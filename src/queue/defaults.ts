@@ -23,5 +23,6 @@ export const CLEANER_DEFAULTS = {
   batchSize: 1_000,
   retentionDays: 0,
   auditRetentionDays: 2190,
+  webhookAttemptRetentionMs: 30 * DAY_MS,
   erasureBudgetMs: 25,
 } as const;

@@ -7,6 +7,14 @@ import type {
   NewConsoleLink,
 } from './repositories/console-sessions.js';
 import type { ErasureRecord } from './repositories/erasures.js';
+import type {
+  RecoveryRecord,
+  RecoveryStart,
+  RecoveryWindow,
+  RedeliverOutcome,
+  ResendPlan,
+} from './repositories/event-resend.js';
+import type { EventDetailRecord, EventListPage, EventListQuery } from './repositories/events.js';
 import type { IngestCommand, IngestResult } from './repositories/ingest.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
 import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
@@ -71,6 +79,21 @@ export interface TenantAccess {
     TenantWebhookEndpoint,
     'state' | 'set' | 'addSecret' | 'remove' | 'enable' | 'read'
   >;
+  /** The account's `result.ready` events and their attempts (`webhooks/events.ts` decides on them). */
+  readonly events: {
+    /** A page of events, newest first, metadata only; audited once per page (`event.listed`). */
+    list(query: EventListQuery, origin: AuditOrigin): Promise<EventListPage>;
+    /** The event with its signed body and attempts; the read is audited (`event.read`). */
+    get(eventId: string, origin: AuditOrigin): Promise<EventDetailRecord | undefined>;
+    /** Queues the event's delivery now (audited `webhook.redelivered`), or says why it cannot. */
+    redeliver(eventId: string, plan: ResendPlan, origin: AuditOrigin): Promise<RedeliverOutcome>;
+  };
+  readonly recoveries: {
+    /** Queues every failed or held event of the window once (audited `webhook.recovered`). */
+    start(window: RecoveryWindow, plan: ResendPlan, origin: AuditOrigin): Promise<RecoveryStart>;
+    /** The recovery and its events' statuses now; the read is audited (`recovery.read`). */
+    get(recoveryId: string, origin: AuditOrigin): Promise<RecoveryRecord | undefined>;
+  };
   /** Counts for the console's overview: submissions received since a time and callback outcomes. */
   activity(since: Date, limit: number): Promise<ActivityRecord>;
 }
@@ -125,6 +148,22 @@ export type {
 } from './repositories/console-sessions.js';
 export { sessionOrigin } from './repositories/console-sessions.js';
 export type { ErasureRecord } from './repositories/erasures.js';
+export type {
+  RecoveryRecord,
+  RecoveryStart,
+  RecoveryWindow,
+  RedeliverOutcome,
+  ResendPlan,
+  ResendRefusal,
+} from './repositories/event-resend.js';
+export type {
+  EventAttemptRecord,
+  EventDetailRecord,
+  EventListPage,
+  EventListPosition,
+  EventListQuery,
+  EventListRecord,
+} from './repositories/events.js';
 export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';

@@ -2,6 +2,8 @@ import type { Clock } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import type { Driver } from './driver.js';
 import { accountActivity } from './repositories/console-activity.js';
+import { TenantEventResend } from './repositories/event-resend.js';
+import { TenantEvents } from './repositories/events.js';
 import { TenantResults } from './repositories/results.js';
 import { TenantSubmissionList } from './repositories/submission-list.js';
 import { TenantSubmissions } from './repositories/submissions.js';
@@ -48,6 +50,28 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
       audit: system.audit,
     }),
     activity: (since, limit) => accountActivity(deps.driver.db, tenantId, since, limit),
+    ...eventsOf(scope),
+  };
+}
+
+function eventsOf({
+  system,
+  driver,
+  tenantId,
+  recordRead,
+}: Scope): Pick<TenantAccess, 'events' | 'recoveries'> {
+  const events = new TenantEvents(driver, tenantId, recordRead);
+  const resend = new TenantEventResend(system, driver, tenantId, recordRead);
+  return {
+    events: {
+      list: (query, origin) => events.list(query, origin),
+      get: (eventId, origin) => events.get(eventId, origin),
+      redeliver: (eventId, plan, origin) => resend.redeliver(eventId, plan, origin),
+    },
+    recoveries: {
+      start: (window, plan, origin) => resend.recover(window, plan, origin),
+      get: (recoveryId, origin) => resend.recovery(recoveryId, origin),
+    },
   };
 }
 

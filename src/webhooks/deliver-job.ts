@@ -248,6 +248,7 @@ async function record(
     statusCode: outcome.statusCode,
     errorClass: outcome.errorClass,
     outcome: outcome.ok ? 'delivered' : 'failed',
+    responseSnippet: outcome.snippet,
   };
   // A failed attempt is recorded in its own commit, before the retry is scheduled. A
   // delivered one is recorded in the commit that completes the job (urgent, see
@@ -359,7 +360,7 @@ function deliveryJob(deps: DeliveryDeps): JobDefinition {
     async onFailed(trx, job) {
       const eventId = job.payload?.eventId;
       if (typeof eventId === 'string')
-        await store.webhooks.setEventStatus(trx, eventId, 'failed', deps.clock());
+        await store.webhooks.setEventStatus(trx, eventId, 'failed', deps.clock(), 'attempts_exhausted');
     },
     summarize(error) {
       return error instanceof DeliveryFailed ? error.reason : 'The callback could not be delivered.';

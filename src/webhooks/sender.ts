@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { checkCallbackUrl, guardedLookup, type Resolver } from './guard.js';
+import { SnippetCollector } from './response-snippet.js';
 
 /** Why an attempt did not get a 2xx, in words an operator can act on. */
 export type DeliveryErrorClass =
@@ -21,6 +22,8 @@ export interface AttemptOutcome {
   latencyMs: number;
   /** Plain-language reason when not ok; never the receiver's response body. */
   reason: string | null;
+  /** The first 1 KiB of the receiver's answer, sanitised (`response-snippet.ts`); null without one. */
+  snippet: string | null;
 }
 
 export interface SendOptions {
@@ -82,17 +85,20 @@ export function sendOnce(
       errorClass: 'invalid_url',
       latencyMs: 0,
       reason: checked.reason,
+      snippet: null,
     });
   }
   const target = checked.url;
   const transport = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (outcome: Omit<AttemptOutcome, 'latencyMs'>) => {
+    // The receiver's answer is kept to its first 1 KiB (shown in the event's attempts).
+    const answer = new SnippetCollector();
+    const finish = (outcome: Omit<AttemptOutcome, 'latencyMs' | 'snippet'>) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...outcome, latencyMs: elapsed() });
+      resolve({ ...outcome, latencyMs: elapsed(), snippet: answer.snippet() });
     };
     const req = transport.request(
       target,
@@ -108,8 +114,8 @@ export function sendOnce(
       },
       (res) => {
         const status = res.statusCode ?? 0;
-        // Drain without keeping the receiver's body: it is not ours to store.
-        res.resume();
+        // Drain the body, keeping only its first 1 KiB.
+        res.on('data', (chunk: Buffer) => answer.add(chunk));
         res.on('end', () =>
           finish(
             status >= 200 && status < 300

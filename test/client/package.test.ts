@@ -353,6 +353,54 @@ console.log(JSON.stringify({
     });
   });
 
+  it('finds events, reads one with its attempts, and recovers the window once an endpoint exists', async () => {
+    const eventer = await createAccount(service);
+    fs.writeFileSync(path.join(project, 'eventer-body.json'), JSON.stringify(bodyFor(eventer)));
+    fs.writeFileSync(
+      path.join(project, 'events.mjs'),
+      `import fs from 'node:fs';
+import { createClient } from '@healthspan/client';
+const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY });
+const body = JSON.parse(fs.readFileSync('eventer-body.json', 'utf8'));
+const results = [];
+for (let i = 0; i < 4; i++) {
+  const { submissionId } = await client.submissions.create({ ...body, partnerSubmissionId: 'event-' + i });
+  results.push((await client.submissions.waitForCompletion(submissionId)).resultId);
+}
+const all = [];
+for await (const e of client.events.iterate({ limit: 3, deliveryStatus: 'failed', createdAfter: new Date(0) })) all.push(e);
+const first = await client.events.list({ limit: 3 });
+const detail = await client.events.get(all[0].eventId);
+let error;
+try { await client.events.redeliver(all[0].eventId); } catch (e) { error = e; }
+console.log(JSON.stringify({
+  results, events: all.map((e) => e.resultId), reasons: all.map((e) => e.failureReason),
+  pages: first.nextCursor !== null, body: JSON.parse(detail.body).resultId, attempts: detail.attempts,
+  code: error?.code, status: error?.status,
+}));
+`,
+    );
+    const out = await run('events.mjs', { BASE: service.url, KEY: eventer.apiKey });
+    expect(out.events).toEqual([...(out.results as string[])].reverse());
+    expect(out.reasons).toEqual(['no_endpoint', 'no_endpoint', 'no_endpoint', 'no_endpoint']);
+    expect(out).toMatchObject({ pages: true, attempts: [], code: 'WEBHOOK_NOT_CONFIGURED', status: 409 });
+    expect(out.body).toBe((out.results as string[])[3]);
+
+    await setCallback(service, eventer.partnerId, `http://127.0.0.1:${receiver.port}/hooks/healthspan`);
+    fs.writeFileSync(
+      path.join(project, 'recover.mjs'),
+      `import { createClient } from '@healthspan/client';
+const client = createClient({ baseUrl: process.env.BASE, apiKey: process.env.KEY });
+const started = await client.events.recover({ since: new Date(Date.now() - 3600_000) });
+const again = await client.events.recover({ since: new Date(Date.now() - 3600_000) });
+const recovery = await client.recoveries.get(started.recoveryId);
+console.log(JSON.stringify({ started, again: again.eventCount, recovery }));
+`,
+    );
+    const recovered = await run('recover.mjs', { BASE: service.url, KEY: eventer.apiKey });
+    expect(recovered).toMatchObject({ started: { eventCount: 4 }, again: 0, recovery: { eventCount: 4 } });
+  });
+
   it('gives a TypeScript consumer the API’s types (a wrong field does not compile)', () => {
     fs.writeFileSync(
       path.join(project, 'tsconfig.json'),

@@ -22,6 +22,7 @@ import { openPostgresDriver } from '../../src/store/postgres/driver.js';
 import type { IngestCommand } from '../../src/store/repositories/ingest.js';
 import { openSqliteDriver } from '../../src/store/sqlite/driver.js';
 import { WebhookAdmin } from '../../src/webhooks/admin.js';
+import { EventResend } from '../../src/webhooks/events.js';
 import { registerWebhookJobs, SecretBox } from '../../src/webhooks/index.js';
 import { ManualClock } from '../helpers/clock.js';
 import { createTestDatabase } from '../helpers/database.js';
@@ -473,6 +474,41 @@ const steps: Array<[string, (c: Context) => Promise<unknown>]> = [
       await runJobs(s.store, s.clock);
       const done = await erasures.get(some.erasureId);
       return [some.status, none.status, none.counts, done?.status, done?.counts];
+    },
+  ],
+  [
+    'events: one redelivered through the account, a failed window recovered, both read back',
+    async ({ s, tenantId }) => {
+      const tenant = s.store.forTenant(tenantId);
+      const resend = new EventResend({
+        clock: s.clock.date,
+        scheduleMs: SCHEDULE_MS,
+        attemptRetentionMs: 30 * DAY,
+      });
+      // The event of a submission both stores have (event ids derive from random result ids).
+      const event = await s.store.driver.db
+        .selectFrom('webhook_events')
+        .innerJoin('results', 'results.id', 'webhook_events.result_id')
+        .innerJoin('submissions', 'submissions.id', 'results.submission_id')
+        .select('webhook_events.id')
+        .where('submissions.partner_submission_id', '=', 'ps-key-a')
+        .executeTakeFirstOrThrow();
+      const sent = await resend.redeliver(tenant, event.id, READER);
+      await runJobs(s.store, s.clock);
+      await s.store.driver.db
+        .updateTable('webhook_events')
+        .set({ status: 'failed', failure_reason: 'attempts_exhausted' })
+        .where('tenant_id', '=', tenantId)
+        .execute();
+      const started = await resend.recover(
+        tenant,
+        { since: new Date(s.clock.date().getTime() - DAY) },
+        READER,
+      );
+      await runJobs(s.store, s.clock);
+      const recovery = started.ok ? await tenant.recoveries.get(started.recoveryId, READER) : undefined;
+      const page = await tenant.events.list({ limit: 10 }, READER);
+      return [sent.ok, started.ok && started.eventCount, recovery?.byStatus, page.items.length];
     },
   ],
   [

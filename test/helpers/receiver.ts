@@ -21,6 +21,8 @@ export class TestReceiver {
   readonly deliveries: ReceivedDelivery[] = [];
   replies: Reply[] = [];
   fallback: Reply = 204;
+  /** The body every answer carries (none when undefined). */
+  answer: string | Buffer | undefined;
   /** Decides by the delivery's bytes before the script is read; undefined leaves it to the script. */
   replyTo: ((rawBody: Buffer) => Reply | undefined) | undefined;
   private server: http.Server | undefined;
@@ -39,7 +41,7 @@ export class TestReceiver {
         const reply = this.replyTo?.(Buffer.concat(chunks)) ?? this.replies.shift() ?? this.fallback;
         if (reply === 'hang') this.hung.add(res);
         else if (reply === 'reset') req.socket.destroy();
-        else res.writeHead(reply).end();
+        else res.writeHead(reply).end(this.answer);
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

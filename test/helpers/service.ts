@@ -106,6 +106,22 @@ export async function createAccount(
   return { tenantId: tenant.tenantId, partnerId: partner.partnerId, keyId: stored.keyId, apiKey: key.apiKey };
 }
 
+/** A test key (`hs_test_…`) for the account's credential: it sees the account's sandbox. */
+export async function testKeyFor(service: RunningService, account: TestAccount): Promise<TestAccount> {
+  const key = generateApiKey('test');
+  const stored = await service.store.system.accounts.insertKey(
+    {
+      partnerId: account.partnerId,
+      keyHash: key.hash,
+      keyPrefix: key.displayPrefix,
+      expiresAt: null,
+      mode: 'test',
+    },
+    operatorOrigin('test'),
+  );
+  return { ...account, keyId: stored.keyId, apiKey: key.apiKey };
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: tests mutate arbitrary paths of the example body
 export type MutableBody = Record<string, any>;
 

@@ -113,6 +113,11 @@ describe('authentication', () => {
         'DELETE /v1/webhook-endpoint',
         'POST /v1/webhook-endpoint/rotate-secret',
         'POST /v1/webhook-endpoint/enable',
+        'GET /v1/events',
+        'GET /v1/events/:eventId',
+        'POST /v1/events/:eventId/redeliver',
+        'POST /v1/events/recover',
+        'GET /v1/recoveries/:recoveryId',
       ]),
     );
     for (const route of routes) {

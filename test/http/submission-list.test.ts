@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/auth/api-keys.js';
 import { submissionListItem } from '../../src/http/submission-list-item.js';
-import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { SkewedClock } from '../helpers/clock.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
@@ -13,6 +11,7 @@ import {
   startTestService,
   type TestAccount,
   type TestService,
+  testKeyFor,
 } from '../helpers/service.js';
 
 /**
@@ -68,22 +67,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.stop();
 });
-
-/** A test key (`hs_test_…`) for the account's credential: it sees the account's sandbox. */
-async function testKeyFor(account: TestAccount): Promise<TestAccount> {
-  const key = generateApiKey('test');
-  const stored = await service.store.system.accounts.insertKey(
-    {
-      partnerId: account.partnerId,
-      keyHash: key.hash,
-      keyPrefix: key.displayPrefix,
-      expiresAt: null,
-      mode: 'test',
-    },
-    operatorOrigin('test'),
-  );
-  return { ...account, keyId: stored.keyId, apiKey: key.apiKey };
-}
 
 async function submit(
   account: TestAccount,
@@ -215,7 +198,7 @@ describe('GET /v1/submissions', () => {
 
   it('filters by status (a failed one carries its step’s plain reason), subject, reference and received window', async () => {
     const live = await createAccount(service);
-    const test = await testKeyFor(live);
+    const test = await testKeyFor(service, live);
     const failing = await submit(test, { partnerSubmissionId: 'simulate:processing_failure-1' });
     const fine = await submit(test, { partnerSubmissionId: 'fine-1', partnerSubjectId: 'subj-a' });
     const other = await submit(test, { partnerSubmissionId: 'fine-2', partnerSubjectId: 'subj-b' });
@@ -263,7 +246,7 @@ describe('GET /v1/submissions', () => {
   it('keeps accounts and modes apart, in items and in cursors', async () => {
     const a = await createAccount(service);
     const b = await createAccount(service);
-    const aTest = await testKeyFor(a);
+    const aTest = await testKeyFor(service, a);
     const aLive = [await submit(a, { partnerSubmissionId: 'shared-ref' }), await submit(a)];
     const bLive = await submit(b, { partnerSubmissionId: 'shared-ref' });
     const aSandbox = await submit(aTest, { partnerSubmissionId: 'shared-ref' });

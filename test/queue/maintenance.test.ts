@@ -108,6 +108,7 @@ describe('the cleaner', () => {
       jobAttempts: 0,
       idempotencyKeys: 2,
       auditEvents: 0,
+      webhookAttempts: 0,
       expiredSubmissions: 0,
     });
     expect(await store.system.maintenance.counts()).toMatchObject({ jobs: 8, idempotencyKeys: 0 });
@@ -119,6 +120,7 @@ describe('the cleaner', () => {
       jobAttempts: 4,
       idempotencyKeys: 0,
       auditEvents: 0,
+      webhookAttempts: 0,
       expiredSubmissions: 0,
     });
     expect((await jobStatuses()).sort()).toEqual(['pending', 'pending', 'pending', 'running']);
@@ -133,6 +135,7 @@ describe('the cleaner', () => {
       jobAttempts: 0,
       idempotencyKeys: 0,
       auditEvents: 0,
+      webhookAttempts: 0,
       expiredSubmissions: 0,
     });
   });

@@ -1,5 +1,6 @@
 import createFetchClient from 'openapi-fetch';
 import { errorFrom, errorFromResponse, HealthspanError, networkError } from './errors.js';
+import { eventOperations, type Recovery } from './events.js';
 import type { components, paths } from './generated/openapi.js';
 import { type RetryOptions, withRetries } from './retry.js';
 import { submissionListing } from './submission-list.js';
@@ -7,6 +8,18 @@ import { webhookEndpointClient } from './webhook-endpoint.js';
 import { parseResultReadyEvent, type ResultReadyEvent, verifyWebhook } from './webhooks.js';
 
 export { HealthspanError } from './errors.js';
+export type {
+  EventAttempt,
+  EventDetail,
+  EventFilters,
+  EventListItem,
+  EventListQuery,
+  EventPage,
+  RecoverWindow,
+  Recovery,
+  RecoveryStarted,
+  RedeliveryAccepted,
+} from './events.js';
 export type { components, paths } from './generated/openapi.js';
 export type { RetryOptions } from './retry.js';
 export type {
@@ -229,7 +242,24 @@ export function createClient(options: ClientOptions) {
 
   const webhookEndpoint = webhookEndpointClient(api, call, (attempt) => withRetries(attempt, options.retry));
 
-  return { submissions, results, artifacts, webhooks, testEvents, webhookEndpoint };
+  const retried = <T>(send: () => Promise<{ data?: T; error?: unknown; response: Response }>) =>
+    withRetries(() => call(send), options.retry);
+
+  const events = eventOperations({
+    list: (query) => retried(() => api.GET('/v1/events', { params: { query } })),
+    get: (eventId) => retried(() => api.GET('/v1/events/{eventId}', { params: { path: { eventId } } })),
+    redeliver: (eventId) =>
+      retried(() => api.POST('/v1/events/{eventId}/redeliver', { params: { path: { eventId } }, body: {} })),
+    recover: (body) => retried(() => api.POST('/v1/events/recover', { body })),
+  });
+
+  const recoveries = {
+    /** How many of the recovery's events are pending, delivered, failed again or held. */
+    get: (recoveryId: string): Promise<Recovery> =>
+      retried(() => api.GET('/v1/recoveries/{recoveryId}', { params: { path: { recoveryId } } })),
+  };
+
+  return { submissions, results, artifacts, webhooks, testEvents, webhookEndpoint, events, recoveries };
 }
 
 export type HealthspanClient = ReturnType<typeof createClient>;

@@ -3,12 +3,18 @@ import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Clock } from '../../clock.js';
 import type { AuditOrigin } from '../../domain/audit.js';
-import { isUuid } from '../../domain/ids.js';
 import { SUBMISSION_STATUSES } from '../../domain/statuses.js';
-import type { SubmissionListPosition, TenantAccess } from '../../store/tenant-access.js';
+import type { TenantAccess } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
-import type { CursorPosition, CursorScope, PageCursors } from '../cursor.js';
-import { cursorError, listCursor, listLimit, parseListQuery, queryError, queryTime } from '../list-query.js';
+import type { CursorScope, PageCursors } from '../cursor.js';
+import {
+  cursorPosition,
+  listCursor,
+  listLimit,
+  parseListQuery,
+  queryTime,
+  timeWindow,
+} from '../list-query.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import {
   type SubmissionPage,
@@ -101,14 +107,6 @@ export interface SubmissionListOptions {
   clock: Clock;
 }
 
-function positionOf(value: CursorPosition | undefined): SubmissionListPosition | undefined {
-  if (value?.length !== 2) return undefined;
-  const [receivedAt, submissionId] = value;
-  if (typeof receivedAt !== 'string' || !z.iso.datetime().safeParse(receivedAt).success) return undefined;
-  if (typeof submissionId !== 'string' || !isUuid(submissionId)) return undefined;
-  return { receivedAt, submissionId };
-}
-
 export type SubmissionListParams = z.output<typeof submissionListQuery>;
 
 /** The list's query as the API reads it (the console's filters too): `400`s name each bad parameter. */
@@ -126,11 +124,9 @@ export async function findSubmissions(
   origin: AuditOrigin,
   opts: SubmissionListOptions,
 ): Promise<SubmissionPage> {
-  const receivedAfter = q.receivedAfter === undefined ? undefined : new Date(q.receivedAfter);
-  const receivedBefore = q.receivedBefore === undefined ? undefined : new Date(q.receivedBefore);
-  if (receivedAfter && receivedBefore && receivedBefore <= receivedAfter) {
-    throw queryError('receivedBefore', 'receivedBefore must be later than receivedAfter.');
-  }
+  const window = timeWindow(['receivedAfter', 'receivedBefore'], q.receivedAfter, q.receivedBefore);
+  const receivedAfter = window.after;
+  const receivedBefore = window.before;
   // The filters as the list applies them (times in UTC): the same walk gives the same cursor.
   const filters = {
     status: q.status,
@@ -140,8 +136,8 @@ export async function findSubmissions(
     receivedBefore: receivedBefore?.toISOString(),
   };
   const scope: CursorScope = { list: 'submissions', tenantId: tenant.tenantId, filters };
-  const after = q.cursor === undefined ? undefined : positionOf(opts.cursors.decode(scope, q.cursor));
-  if (q.cursor !== undefined && !after) throw cursorError();
+  const position = cursorPosition(opts.cursors, scope, q.cursor);
+  const after = position && { receivedAt: position.at, submissionId: position.id };
   const page = await tenant.submissions.list(
     { ...filters, receivedAfter, receivedBefore, limit: q.limit, after },
     origin,

@@ -21,6 +21,8 @@ export interface CleanerOptions {
   retentionDays?: number;
   /** AUDIT_RETENTION_DAYS: audit events older than this are deleted. */
   auditRetentionDays?: number;
+  /** WEBHOOK_ATTEMPT_RETENTION: delivery attempts (and the answers they keep) older than this are deleted. */
+  webhookAttemptRetentionMs?: number;
   /**
    * How long one retention transaction may erase for: it stops taking submissions once this has
    * passed, so the write lock it holds (SQLite's one writer) is never held much longer.
@@ -36,7 +38,8 @@ const RETENTION_BATCH = 200;
 /**
  * Deletes what nobody may keep any longer (River's `JobCleaner`): finished jobs with their
  * attempts and idempotency records long expired (queue bookkeeping, which otherwise grows with
- * every submission for ever), audit events past AUDIT_RETENTION_DAYS, and, when a retention
+ * every submission for ever), audit events past AUDIT_RETENTION_DAYS, webhook delivery attempts
+ * (with the receiver's answers they keep) past WEBHOOK_ATTEMPT_RETENTION, and, when a retention
  * period is set, submissions past it with everything derived from them (erased exactly as an
  * erasure request does, `ErasureRepository.eraseSubmission`, each audited as
  * `submission.expired`). Each batch is its own short transaction under the cleaner's lock, so one
@@ -51,6 +54,7 @@ export class Cleaner implements MaintenanceService {
   private readonly batchSize: number;
   private readonly retentionDays: number;
   private readonly auditRetentionDays: number;
+  private readonly webhookAttemptRetentionMs: number;
   private readonly erasureBudgetMs: number;
 
   constructor(private readonly o: CleanerOptions) {
@@ -61,6 +65,8 @@ export class Cleaner implements MaintenanceService {
     this.batchSize = o.batchSize ?? CLEANER_DEFAULTS.batchSize;
     this.retentionDays = o.retentionDays ?? CLEANER_DEFAULTS.retentionDays;
     this.auditRetentionDays = o.auditRetentionDays ?? CLEANER_DEFAULTS.auditRetentionDays;
+    this.webhookAttemptRetentionMs =
+      o.webhookAttemptRetentionMs ?? CLEANER_DEFAULTS.webhookAttemptRetentionMs;
     this.erasureBudgetMs = o.erasureBudgetMs ?? CLEANER_DEFAULTS.erasureBudgetMs;
   }
 
@@ -69,7 +75,15 @@ export class Cleaner implements MaintenanceService {
     const jobsBefore = new Date(now - this.jobRetentionMs);
     const keysBefore = new Date(now - this.idempotencyRetentionMs);
     const auditBefore = new Date(now - this.auditRetentionDays * DAY_MS);
-    const report = { jobs: 0, jobAttempts: 0, idempotencyKeys: 0, auditEvents: 0, expiredSubmissions: 0 };
+    const attemptsBefore = new Date(now - this.webhookAttemptRetentionMs);
+    const report = {
+      jobs: 0,
+      jobAttempts: 0,
+      idempotencyKeys: 0,
+      auditEvents: 0,
+      webhookAttempts: 0,
+      expiredSubmissions: 0,
+    };
     report.expiredSubmissions = await this.expireSubmissions(new Date(now));
     for (;;) {
       const batch = await this.batch(async (trx) => {
@@ -80,17 +94,30 @@ export class Cleaner implements MaintenanceService {
           this.batchSize,
         );
         const audit = await this.o.store.audit.deleteBefore(trx, auditBefore, this.batchSize);
-        return { jobs: jobs.jobs, jobAttempts: jobs.attempts, idempotencyKeys: keys, auditEvents: audit };
+        const webhookAttempts = await this.o.store.maintenance.deleteWebhookAttempts(
+          trx,
+          attemptsBefore,
+          this.batchSize,
+        );
+        return {
+          jobs: jobs.jobs,
+          jobAttempts: jobs.attempts,
+          idempotencyKeys: keys,
+          auditEvents: audit,
+          webhookAttempts,
+        };
       });
       if (!batch) break;
       report.jobs += batch.jobs;
       report.jobAttempts += batch.jobAttempts;
       report.idempotencyKeys += batch.idempotencyKeys;
       report.auditEvents += batch.auditEvents;
+      report.webhookAttempts += batch.webhookAttempts;
       if (
         batch.jobs < this.batchSize &&
         batch.idempotencyKeys < this.batchSize &&
-        batch.auditEvents < this.batchSize
+        batch.auditEvents < this.batchSize &&
+        batch.webhookAttempts < this.batchSize
       )
         break;
     }

@@ -43,6 +43,26 @@ export class MaintenanceRepository {
     return { jobs: deleted.length, attempts: Number(attempts.numDeletedRows) };
   }
 
+  /**
+   * Webhook delivery attempts made before `before`, with the receiver's answers they keep (the
+   * partner reads them back in the event's attempts no longer than this), oldest first
+   * (`webhook_attempts_started_idx`).
+   */
+  async deleteWebhookAttempts(trx: Executor, before: Date, limit: number): Promise<number> {
+    const res = await trx
+      .deleteFrom('webhook_attempts')
+      .where('delivery_id', 'in', (eb) =>
+        eb
+          .selectFrom('webhook_attempts')
+          .select('delivery_id')
+          .where('started_at', '<', before.toISOString())
+          .orderBy('started_at')
+          .limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+
   /** Idempotency records that expired before `before` (their keys are free since then). */
   async deleteExpiredIdempotencyKeys(trx: Executor, before: Date, limit: number): Promise<number> {
     const res = await trx

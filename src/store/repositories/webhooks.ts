@@ -70,6 +70,8 @@ export interface AttemptRecord {
   statusCode: number | null;
   errorClass: string | null;
   outcome: 'delivered' | 'failed';
+  /** The first 1 KiB of the receiver's answer as text, control characters removed; null without one. */
+  responseSnippet?: string | null;
 }
 
 /** Endpoints, secrets, the event outbox and the attempt log. Sealed values stay sealed here. */
@@ -318,6 +320,7 @@ export class WebhooksRepository {
         status_code: attempt.statusCode,
         error_class: attempt.errorClass,
         outcome: attempt.outcome,
+        response_snippet: attempt.responseSnippet ?? null,
       })
       .execute();
   }

@@ -361,6 +361,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's callback events, newest first
+         * @description Every result.ready event of the key’s account and mode, whether or not a callback endpoint was registered when it was created, newest first (by createdAt, then eventId), filtered by type, delivery status or creation time. Items hold ids, status and times, never the body (read one event for it and its attempts). Pages are walked with nextCursor, bound to the key’s account and mode and to the filters: events created while you walk never make a page repeat or skip one. Each page read is audited.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event: the exact body that was signed, and its delivery attempts
+         * @description The event as it was signed and sent (body, a string of the exact bytes: verify a signature you recorded against it), and every attempt kept: when, where, your endpoint’s status or why there was none, how long it took, and the first 1 KiB of what your endpoint answered. Attempts are deleted after WEBHOOK_ATTEMPT_RETENTION (30 days by default). The read is audited.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{eventId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one event again now
+         * @description Queues a new attempt now, with the same event id (deduplicate on it) and signed with the secret in effect when it is sent; a delivery waiting for its next retry is brought forward instead. Any event can be sent again, delivered ones too. The body may be left out (or {}). Audited.
+         */
+        post: operations["redeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every event of a window that failed, was held or never went out
+         * @description Every event of the key’s account and mode created in [since, until) whose delivery failed, was held while your endpoint was disabled, or never started (no endpoint then) is queued again, oldest first, at the usual pace, each under its own id. An event already queued again (by an earlier recovery still running, or a redelivery) is not queued twice. Read progress with GET /v1/recoveries/{recoveryId}. Audited.
+         */
+        post: operations["recoverEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/recoveries/{recoveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recovery’s progress
+         * @description How many of the recovered events are still pending, delivered, failed again or held. Audited.
+         */
+        get: operations["getRecovery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "result.ready": {
@@ -627,6 +727,19 @@ export interface components {
             scope: "read" | "manage";
             /** @description How long the session may last from sign-in, 300 to 28800 seconds (default 28800) */
             ttlSeconds?: number;
+        };
+        RedeliverRequest: Record<string, never>;
+        RecoverRequest: {
+            /**
+             * Format: date-time
+             * @description Events created at or after this time (ISO 8601 with offset); no older than WEBHOOK_ATTEMPT_RETENTION (30 days)
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description Events created before this time; now when left out
+             */
+            until?: string;
         };
         /** @description Sent once per result; nothing else (no tenant, job or model data). */
         ResultReadyEvent: {
@@ -1084,6 +1197,136 @@ export interface components {
              * @description Until when the link may be opened (the session then lasts ttlSeconds from sign-in)
              */
             expiresAt: string;
+        };
+        EventPage: {
+            items: components["schemas"]["EventListItem"][];
+            /** @description Pass as cursor (with the same filters) for the next, older page; null on the last page */
+            nextCursor: string | null;
+        };
+        EventListItem: {
+            /**
+             * Format: uuid
+             * @description The id every delivery carries (webhook-id, X-Healthspan-Event-Id)
+             */
+            eventId: string;
+            /** @enum {string} */
+            type: "result.ready";
+            /** Format: uuid */
+            resultId: string;
+            /** Format: uuid */
+            submissionId: string;
+            /**
+             * @description pending: a delivery is queued or running; delivered: your endpoint answered 2xx; failed: every scheduled attempt failed, or no endpoint was registered (failureReason says which); endpoint_disabled: held while your endpoint is disabled. Every status but delivered can be recovered.
+             * @enum {string}
+             */
+            deliveryStatus: "pending" | "delivered" | "failed" | "endpoint_disabled";
+            /** @description Why a failed event failed; null unless deliveryStatus is failed */
+            failureReason: ("no_endpoint" | "attempts_exhausted") | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            deliveredAt: string | null;
+            /** @description Attempts kept (older ones are deleted) */
+            attemptCount: number;
+        };
+        EventDetail: {
+            /**
+             * Format: uuid
+             * @description The id every delivery carries (webhook-id, X-Healthspan-Event-Id)
+             */
+            eventId: string;
+            /** @enum {string} */
+            type: "result.ready";
+            /** Format: uuid */
+            resultId: string;
+            /** Format: uuid */
+            submissionId: string;
+            /**
+             * @description pending: a delivery is queued or running; delivered: your endpoint answered 2xx; failed: every scheduled attempt failed, or no endpoint was registered (failureReason says which); endpoint_disabled: held while your endpoint is disabled. Every status but delivered can be recovered.
+             * @enum {string}
+             */
+            deliveryStatus: "pending" | "delivered" | "failed" | "endpoint_disabled";
+            /** @description Why a failed event failed; null unless deliveryStatus is failed */
+            failureReason: ("no_endpoint" | "attempts_exhausted") | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            deliveredAt: string | null;
+            /** @description Attempts kept (older ones are deleted) */
+            attemptCount: number;
+            /** @description The event body exactly as it was signed and sent (every attempt sends these bytes) */
+            body: string;
+            /** @description Oldest first */
+            attempts: components["schemas"]["EventAttempt"][];
+        };
+        EventAttempt: {
+            /**
+             * Format: uuid
+             * @description Different for every attempt (X-Healthspan-Delivery-Id)
+             */
+            deliveryId: string;
+            /** @description The attempt number within its delivery */
+            attempt: number;
+            /**
+             * @description delivery: sent by the service; listen: forwarded by healthspan listen
+             * @enum {string}
+             */
+            kind: "delivery" | "listen";
+            /**
+             * Format: date-time
+             * @description When the attempt started
+             */
+            at: string;
+            /** @description Where it was sent */
+            url: string;
+            /** @description Your endpoint’s HTTP status; null without an answer */
+            statusCode: number | null;
+            /** @description Why it did not get a 2xx: http_status, timeout, dns, connection_refused, connection_reset, tls, blocked_address, invalid_url, transport; null when delivered */
+            errorClass: string | null;
+            durationMs: number;
+            /** @enum {string} */
+            outcome: "delivered" | "failed";
+            /** @description The first 1 KiB of what your endpoint answered, as text with control characters removed; null when it answered nothing. Kept as long as the attempt (WEBHOOK_ATTEMPT_RETENTION) */
+            responseSnippet: string | null;
+        };
+        RedeliveryAccepted: {
+            /**
+             * Format: uuid
+             * @description The event, sent again under the same id
+             */
+            eventId: string;
+            /** @constant */
+            deliveryStatus: "pending";
+        };
+        RecoveryStarted: {
+            /** Format: uuid */
+            recoveryId: string;
+            /** @description Events queued to be sent again */
+            eventCount: number;
+        };
+        Recovery: {
+            /** Format: uuid */
+            recoveryId: string;
+            /**
+             * @description running while any recovered event is still pending
+             * @enum {string}
+             */
+            status: "running" | "finished";
+            /** Format: date-time */
+            since: string;
+            until: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            eventCount: number;
+            /** @description The recovered events by their delivery status now */
+            progress: {
+                pending: number;
+                delivered: number;
+                failed: number;
+                endpointDisabled: number;
+            };
         };
     };
     responses: never;
@@ -6836,6 +7079,1597 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description EXPECTATION_FAILED: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests for this API key, or too many failed key checks from this address; wait for the Retry-After delay */
+            429: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server accepts */
+            431: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: an unexpected failure; retry later, quoting the request id */
+            500: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of this type */
+                type?: "result.ready";
+                /** @description Only events in this delivery status (e.g. failed) */
+                deliveryStatus?: "pending" | "delivered" | "failed" | "endpoint_disabled";
+                /** @description Only events created at or after this time (ISO 8601 with offset) */
+                createdAfter?: string;
+                /** @description Only events created before this time (ISO 8601 with offset) */
+                createdBefore?: string;
+                /** @description Items per page, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description nextCursor of the previous page, as it was given; the other filters must stay the same */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: a query parameter is unknown or out of range, a time has no offset, createdBefore is not after createdAfter, or the cursor was issued for another account, mode or filter set (details.fieldErrors names it) */
+            400: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "VALIDATION_ERROR";
+                            details?: components["schemas"]["ValidationErrorDetails"];
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_API_KEY: the API key is missing, invalid, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description The authentication scheme: Bearer realm="healthspan" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INVALID_API_KEY";
+                        };
+                    };
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: the account was deactivated */
+            403: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "ACCOUNT_INACTIVE";
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request headers or body did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description EXPECTATION_FAILED: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests for this API key, or too many failed key checks from this address; wait for the Retry-After delay */
+            429: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server accepts */
+            431: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: an unexpected failure; retry later, quoting the request id */
+            500: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event id (a UUID; anything else answers 404) */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event and its attempts */
+            200: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventDetail"];
+                };
+            };
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host) */
+            400: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_API_KEY: the API key is missing, invalid, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description The authentication scheme: Bearer realm="healthspan" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INVALID_API_KEY";
+                        };
+                    };
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: the account was deactivated */
+            403: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "ACCOUNT_INACTIVE";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no event with this id in this account and mode */
+            404: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request headers or body did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description EXPECTATION_FAILED: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests for this API key, or too many failed key checks from this address; wait for the Retry-After delay */
+            429: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server accepts */
+            431: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: an unexpected failure; retry later, quoting the request id */
+            500: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    redeliverEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event id */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RedeliverRequest"];
+            };
+        };
+        responses: {
+            /** @description The delivery is queued */
+            202: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeliveryAccepted"];
+                };
+            };
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: the body is not JSON or does not match the submission schema, a required header is missing, or a path or query parameter is out of range */
+            400: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "VALIDATION_ERROR";
+                            details?: components["schemas"]["ValidationErrorDetails"];
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_API_KEY: the API key is missing, invalid, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description The authentication scheme: Bearer realm="healthspan" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INVALID_API_KEY";
+                        };
+                    };
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: the account was deactivated */
+            403: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "ACCOUNT_INACTIVE";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no event with this id in this account and mode */
+            404: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request headers or body did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description WEBHOOK_NOT_CONFIGURED: no callback URL is registered for this mode; WEBHOOK_ENDPOINT_DISABLED: the callback endpoint is disabled (every attempt failed for WEBHOOK_DISABLE_AFTER); enable it first */
+            409: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "WEBHOOK_NOT_CONFIGURED" | "WEBHOOK_ENDPOINT_DISABLED";
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json in UTF-8 */
+            415: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description EXPECTATION_FAILED: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests for this API key, or too many failed key checks from this address; wait for the Retry-After delay */
+            429: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server accepts */
+            431: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: an unexpected failure; retry later, quoting the request id */
+            500: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    recoverEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecoverRequest"];
+            };
+        };
+        responses: {
+            /** @description The window’s events are queued */
+            202: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryStarted"];
+                };
+            };
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: since or until is missing or not an ISO 8601 time with offset, until is not after since, or since is older than the attempt retention (details.fieldErrors names it) */
+            400: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "VALIDATION_ERROR";
+                            details?: components["schemas"]["ValidationErrorDetails"];
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_API_KEY: the API key is missing, invalid, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description The authentication scheme: Bearer realm="healthspan" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INVALID_API_KEY";
+                        };
+                    };
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: the account was deactivated */
+            403: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "ACCOUNT_INACTIVE";
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request headers or body did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description WEBHOOK_NOT_CONFIGURED: no callback URL is registered for this mode; WEBHOOK_ENDPOINT_DISABLED: the callback endpoint is disabled (every attempt failed for WEBHOOK_DISABLE_AFTER); enable it first */
+            409: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "WEBHOOK_NOT_CONFIGURED" | "WEBHOOK_ENDPOINT_DISABLED";
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit (1 MiB by default) or arrives in too many small pieces */
+            413: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json in UTF-8 */
+            415: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description EXPECTATION_FAILED: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests for this API key, or too many failed key checks from this address; wait for the Retry-After delay */
+            429: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server accepts */
+            431: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: an unexpected failure; retry later, quoting the request id */
+            500: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recovery id */
+                recoveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovery */
+            200: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Recovery"];
+                };
+            };
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host) */
+            400: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST";
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_API_KEY: the API key is missing, invalid, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description The authentication scheme: Bearer realm="healthspan" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INVALID_API_KEY";
+                        };
+                    };
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: the account was deactivated */
+            403: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "ACCOUNT_INACTIVE";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no recovery with this id in this account and mode */
+            404: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request headers or body did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
                         };
                     };
                 };

@@ -1,0 +1,199 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import type { AuditOrigin } from '../../domain/audit.js';
+import { isUuid } from '../../domain/ids.js';
+import type { TenantAccess } from '../../store/tenant-access.js';
+import { originOf, tenantOf } from '../auth.js';
+import type { CursorScope, PageCursors } from '../cursor.js';
+import { ApiError } from '../errors.js';
+import {
+  DELIVERY_STATUSES,
+  EVENT_TYPES,
+  type EventDetail,
+  type EventPage,
+  eventDetail,
+  eventDetailExample,
+  eventDetailSchema,
+  eventListItem,
+  eventPageExample,
+  eventPageSchema,
+} from '../event-schemas.js';
+import {
+  cursorPosition,
+  listCursor,
+  listLimit,
+  parseListQuery,
+  queryTime,
+  timeWindow,
+} from '../list-query.js';
+import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
+
+const TIME_FORMAT = 'an ISO 8601 time with its offset, e.g. 2026-11-21T12:00:00Z (send + as %2B)';
+
+const eventListQuery = z
+  .object({
+    type: z.enum(EVENT_TYPES).optional().meta({ description: 'Only events of this type' }),
+    deliveryStatus: z
+      .enum(DELIVERY_STATUSES)
+      .optional()
+      .meta({ description: 'Only events in this delivery status (e.g. failed)' }),
+    createdAfter: queryTime('Only events created at or after this time (ISO 8601 with offset)'),
+    createdBefore: queryTime('Only events created before this time (ISO 8601 with offset)'),
+    limit: listLimit,
+    cursor: listCursor,
+  })
+  .strict();
+
+const MESSAGES: Readonly<Record<string, string>> = {
+  type: `type must be one of ${EVENT_TYPES.join(', ')}.`,
+  deliveryStatus: `deliveryStatus must be one of ${DELIVERY_STATUSES.join(', ')}.`,
+  createdAfter: `createdAfter must be ${TIME_FORMAT}.`,
+  createdBefore: `createdBefore must be ${TIME_FORMAT}.`,
+  limit: 'limit must be a whole number from 1 to 200.',
+  cursor: 'cursor must be nextCursor from the previous page, as it was given.',
+};
+
+export type EventListParams = z.output<typeof eventListQuery>;
+
+const eventIdParam = z.object({
+  eventId: z.string().meta({ description: 'The event id (a UUID; anything else answers 404)' }),
+});
+
+export const eventReadPaths: ZodOpenApiPathsObject = {
+  '/v1/events': {
+    get: {
+      operationId: 'listEvents',
+      summary: "Your account's callback events, newest first",
+      description:
+        'Every result.ready event of the key’s account and mode, whether or not a callback endpoint was ' +
+        'registered when it was created, newest first (by createdAt, then eventId), filtered by type, delivery ' +
+        'status or creation time. Items hold ids, status and times, never the body (read one event for it and ' +
+        'its attempts). Pages are walked with nextCursor, bound to the key’s account and mode and to the ' +
+        'filters: events created while you walk never make a page repeat or skip one. Each page read is audited.',
+      tags: ['Events'],
+      requestParams: { query: eventListQuery },
+      responses: {
+        '200': {
+          description: 'A page of events',
+          headers: successHeaders(true),
+          content: {
+            'application/json': {
+              schema: eventPageSchema,
+              examples: { page: { summary: 'An event whose every attempt failed', value: eventPageExample } },
+            },
+          },
+        },
+        ...errorResponses({
+          ...KEYED_OPERATION,
+          codes: [...KEYED_OPERATION.codes, 'VALIDATION_ERROR'],
+          meanings: {
+            ...KEYED_OPERATION.meanings,
+            VALIDATION_ERROR:
+              'a query parameter is unknown or out of range, a time has no offset, createdBefore is not after ' +
+              'createdAfter, or the cursor was issued for another account, mode or filter set (details.fieldErrors names it)',
+          },
+          messages: { VALIDATION_ERROR: 'The query parameters are not valid.' },
+        }),
+      },
+    },
+  },
+  '/v1/events/{eventId}': {
+    get: {
+      operationId: 'getEvent',
+      summary: 'One event: the exact body that was signed, and its delivery attempts',
+      description:
+        'The event as it was signed and sent (body, a string of the exact bytes: verify a signature you ' +
+        'recorded against it), and every attempt kept: when, where, your endpoint’s status or why there was ' +
+        'none, how long it took, and the first 1 KiB of what your endpoint answered. Attempts are deleted after ' +
+        'WEBHOOK_ATTEMPT_RETENTION (30 days by default). The read is audited.',
+      tags: ['Events'],
+      requestParams: { path: eventIdParam },
+      responses: {
+        '200': {
+          description: 'The event and its attempts',
+          headers: successHeaders(true),
+          content: {
+            'application/json': {
+              schema: eventDetailSchema,
+              examples: { failed: { summary: 'An attempt answered 503', value: eventDetailExample } },
+            },
+          },
+        },
+        ...errorResponses({
+          ...KEYED_OPERATION,
+          codes: [...KEYED_OPERATION.codes, 'NOT_FOUND'],
+          meanings: {
+            ...KEYED_OPERATION.meanings,
+            NOT_FOUND: 'no event with this id in this account and mode',
+          },
+        }),
+      },
+    },
+  },
+};
+
+export interface EventListOptions {
+  cursors: PageCursors;
+}
+
+/**
+ * One page of the account's events for the parsed query: what the route answers, and what the
+ * console's page shows with the same cursors. Throws `400`s naming the parameter.
+ */
+export async function findEvents(
+  tenant: TenantAccess,
+  q: EventListParams,
+  origin: AuditOrigin,
+  opts: EventListOptions,
+): Promise<EventPage> {
+  const window = timeWindow(['createdAfter', 'createdBefore'], q.createdAfter, q.createdBefore);
+  const createdAfter = window.after;
+  const createdBefore = window.before;
+  // The filters as the list applies them (times in UTC): the same walk gives the same cursor.
+  const filters = {
+    type: q.type,
+    deliveryStatus: q.deliveryStatus,
+    createdAfter: createdAfter?.toISOString(),
+    createdBefore: createdBefore?.toISOString(),
+  };
+  const scope: CursorScope = { list: 'events', tenantId: tenant.tenantId, filters };
+  const position = cursorPosition(opts.cursors, scope, q.cursor);
+  const after = position && { createdAt: position.at, eventId: position.id };
+  const page = await tenant.events.list(
+    { type: q.type, deliveryStatus: q.deliveryStatus, createdAfter, createdBefore, limit: q.limit, after },
+    origin,
+  );
+  const last = page.items.at(-1);
+  return {
+    items: page.items.map(eventListItem),
+    nextCursor: page.more && last ? opts.cursors.encode(scope, [last.createdAt, last.eventId]) : null,
+  };
+}
+
+/** The event with its attempts, or `404` for an id that is not one of this account's events. */
+export async function readEvent(
+  tenant: TenantAccess,
+  eventId: string,
+  origin: AuditOrigin,
+): Promise<EventDetail> {
+  const found = isUuid(eventId) ? await tenant.events.get(eventId, origin) : undefined;
+  if (!found) throw ApiError.notFound('No event with this id in this account.');
+  return eventDetail(found);
+}
+
+export async function eventReadRoutes(app: FastifyInstance, opts: EventListOptions): Promise<void> {
+  app.get('/v1/events', { config: { auth: true } }, async (request) =>
+    findEvents(
+      tenantOf(request),
+      parseListQuery(eventListQuery, request.query, MESSAGES),
+      originOf(request),
+      opts,
+    ),
+  );
+  app.get<{ Params: { eventId: string } }>(
+    '/v1/events/:eventId',
+    { config: { auth: true } },
+    async (request) => readEvent(tenantOf(request), request.params.eventId, originOf(request)),
+  );
+}
