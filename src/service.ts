@@ -30,7 +30,7 @@ import { type MetricsServer, serveMetrics } from './telemetry/metrics-server.js'
 import { startTracing } from './telemetry/tracing.js';
 import { VERSION } from './version.js';
 import { WebhookAdmin } from './webhooks/admin.js';
-import { registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
+import { listenSecretsFor, registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
 import { TestEvents } from './webhooks/test-events.js';
 
 export interface RunningService {
@@ -148,6 +148,7 @@ function appDeps(
   const secret = config.downloadSigningSecret
     ? Buffer.from(config.downloadSigningSecret, 'utf8')
     : loadOrCreateSecret(config.dataDir, 'download-signing.key');
+  const listenSecrets = listenSecretsFor(config);
   return {
     config,
     // Two functions, not the store: nothing reachable from a route leads to `store.system`.
@@ -164,6 +165,7 @@ function appDeps(
         clock,
       }),
     ),
+    listenSecret: (keyId) => listenSecrets.secretFor(keyId),
     clock,
     role: parts.role,
     readinessChecks: parts.readinessChecks,

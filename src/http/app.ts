@@ -15,6 +15,7 @@ import { answerOutsideFastify, clientErrorHandler } from './client-errors.js';
 import type { PageCursors } from './cursor.js';
 import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
+import { ListenStreams } from './listen-stream.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { connectRedis, installRateLimit } from './rate-limit.js';
 import { requestTelemetry } from './request-telemetry.js';
@@ -22,6 +23,7 @@ import { artifactRoutes } from './routes/artifacts.js';
 import { auditRoutes } from './routes/audit-events.js';
 import { erasureRoutes } from './routes/erasures.js';
 import { fhirRoutes } from './routes/fhir.js';
+import { listenRoutes } from './routes/listen.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
 import { submissionListRoutes } from './routes/submission-list.js';
@@ -66,6 +68,8 @@ export interface AppDeps {
   cursors: PageCursors;
   /** `POST /v1/test/events` (test keys): sends within the account it is handed. */
   testEvents: TestEventSender;
+  /** The listen secret of an API key, by its id (`healthspan listen`; webhooks/listen.ts). */
+  listenSecret: (keyId: string) => string;
   logger: Logger;
   clock: Clock;
   /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
@@ -278,4 +282,10 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   await app.register(erasureRoutes);
   await app.register(auditRoutes);
   await app.register(testEventRoutes, { sender: deps.testEvents });
+  await app.register(listenRoutes, {
+    streams: new ListenStreams(deps.clock, deps.logger),
+    listenSecret: deps.listenSecret,
+    cursors: deps.cursors,
+    clock: deps.clock,
+  });
 }

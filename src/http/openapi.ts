@@ -6,6 +6,7 @@ import { artifactPaths } from './routes/artifacts.js';
 import { auditPaths } from './routes/audit-events.js';
 import { erasurePaths } from './routes/erasures.js';
 import { fhirPaths } from './routes/fhir.js';
+import { listenPaths } from './routes/listen-docs.js';
 import { probePaths } from './routes/probe.js';
 import { resultPaths } from './routes/results.js';
 import { submissionListPaths } from './routes/submission-list.js';
@@ -78,6 +79,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...erasurePaths,
       ...auditPaths,
       ...testEventPaths,
+      ...listenPaths,
       // Creating and listing submissions live in two route files: one path with both operations.
       '/v1/submissions': { ...submissionPaths['/v1/submissions'], ...submissionListPaths['/v1/submissions'] },
     },

@@ -2,6 +2,7 @@ import type { AuditEvent, AuditOrigin } from '../domain/audit.js';
 import type { AuditQuery } from './repositories/audit.js';
 import type { ErasureRecord } from './repositories/erasures.js';
 import type { IngestCommand, IngestResult } from './repositories/ingest.js';
+import type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
 import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
@@ -56,6 +57,15 @@ export interface TenantAccess {
     /** The account's audit events, newest first. */
     list(query: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }>;
   };
+  /** `healthspan listen` (the test events stream): a test account's events, its answers. */
+  readonly listen: {
+    /** Records (audit) that a key opened the stream. */
+    started(keyId: string, origin: AuditOrigin): Promise<void>;
+    /** Events after a position created before `settledBefore`, oldest first. */
+    after(position: ListenPosition, settledBefore: Date, limit: number): Promise<ListenEvent[]>;
+    /** Records a reported answer as a `listen` attempt; false when the event is not this account's. */
+    recordAnswer(answer: ListenAnswer): Promise<boolean>;
+  };
 }
 
 /** An ingest command of the account the access is bound to. */
@@ -78,6 +88,7 @@ export interface ArtifactGateway {
 export type { AuditCursor, AuditQuery } from './repositories/audit.js';
 export type { ErasureRecord } from './repositories/erasures.js';
 export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
+export type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
 export type {
