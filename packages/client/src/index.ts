@@ -7,6 +7,7 @@ import { parseResultReadyEvent, type ResultReadyEvent, verifyWebhook } from './w
 
 export { HealthspanError } from './errors.js';
 export type { components, paths } from './generated/openapi.js';
+export { type ForwardOutcome, type ListenDelivery, type ListenOptions, listen } from './listen.js';
 export type { RetryOptions } from './retry.js';
 export type {
   SubmissionFilters,
