@@ -73,7 +73,9 @@ export class ListenStreams {
     };
     this.open.set(end, session.keyId);
     raw.on('close', end);
-    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), this.timing.heartbeatMs);
+    const heartbeat = setInterval(() => {
+      if (!ended) raw.write(': keep-alive\n\n');
+    }, this.timing.heartbeatMs);
     try {
       while (!ended) {
         const sent = await this.sendSettled(raw, session, () => ended);
