@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.js';
 import { isUuid } from '../../domain/ids.js';
 import type { ListenPosition } from '../../store/tenant-access.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
+import { parseBody } from '../body-schema.js';
 import type { CursorScope, PageCursors } from '../cursor.js';
 import { ApiError } from '../errors.js';
 import { parseListQuery } from '../list-query.js';
@@ -108,15 +109,11 @@ export async function listenRoutes(app: FastifyInstance, opts: ListenRouteOption
       requireTestKey(request);
       const { eventId } = request.params;
       if (!isUuid(eventId)) throw ApiError.notFound('No event with this id in this account’s test data.');
-      const parsed = listenAnswerSchema.safeParse(request.body);
-      if (!parsed.success) {
-        const { formErrors, fieldErrors } = z.flattenError(parsed.error);
-        throw ApiError.validation(
-          { formErrors, fieldErrors: fieldErrors as Record<string, string[]> },
-          'The request does not match the listen answer schema.',
-        );
-      }
-      const answer = parsed.data;
+      const answer = parseBody(
+        listenAnswerSchema,
+        request.body,
+        'The request does not match the listen answer schema.',
+      );
       const recorded = await tenantOf(request).listen.recordAnswer({
         eventId,
         deliveryId: answer.deliveryId,

@@ -4,6 +4,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { AuditOrigin } from '../../domain/audit.js';
 import type { TenantAccess } from '../../store/tenant-access.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
+import { parseBody } from '../body-schema.js';
 import { ApiError } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
@@ -105,15 +106,12 @@ export async function testEventRoutes(
         'This endpoint takes test keys (hs_test_…) only; live data never receives test events.',
       );
     }
-    const parsed = testEventRequestSchema.safeParse(request.body);
-    if (!parsed.success) {
-      const { formErrors, fieldErrors } = z.flattenError(parsed.error);
-      throw ApiError.validation(
-        { formErrors, fieldErrors: fieldErrors as Record<string, string[]> },
-        'The request does not match the test event schema.',
-      );
-    }
-    const sent = await opts.sender.send(tenantOf(request), parsed.data.resultId, originOf(request));
+    const body = parseBody(
+      testEventRequestSchema,
+      request.body,
+      'The request does not match the test event schema.',
+    );
+    const sent = await opts.sender.send(tenantOf(request), body.resultId, originOf(request));
     if (!sent.ok) throw REFUSALS[sent.reason]();
     reply.code(202);
     return { eventId: sent.eventId, type: 'result.ready' as const, resultId: sent.resultId };
