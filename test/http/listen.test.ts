@@ -112,6 +112,11 @@ describe('GET /v1/test/events/stream', () => {
   });
 
   it('resumes after Last-Event-ID with nothing lost and nothing repeated; another account’s or an altered id is 400', async () => {
+    // A stream dropped before any event came: its first message's id is where it started.
+    const early = await open(test.apiKey);
+    const startId = (await waitUntil(async () => early.messages.find((m) => m.event === 'listen.started')))
+      .id!;
+    early.close();
     const first = await open(test.apiKey);
     await waitUntil(async () => first.data('listen.started').length === 1);
     const a = await submitTest(test);
@@ -127,7 +132,12 @@ describe('GET /v1/test/events/stream', () => {
     await waitUntil(async () => submissionsOf(resumed).includes(d), 60_000, 'a new event');
     resumed.close();
     expect(submissionsOf(resumed).sort()).toEqual([b, c, d].sort());
-    expect(new Set(resumed.messages.map((m) => m.id).filter(Boolean)).size).toBe(3);
+    expect(new Set(resumed.messages.map((m) => m.id).filter(Boolean)).size).toBe(4);
+    // Resumed from where the early stream started: every event made since, once.
+    const fromStart = await open(test.apiKey, startId);
+    await waitUntil(async () => submissionsOf(fromStart).length >= 4, 60_000, 'the events since the start');
+    fromStart.close();
+    expect(submissionsOf(fromStart).sort()).toEqual([a, b, c, d].sort());
 
     const other = await testAccount();
     for (const [key, id] of [

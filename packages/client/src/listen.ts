@@ -83,6 +83,8 @@ async function streamOnce(
   state.failures = 0;
   for await (const message of sseMessages(res.body as unknown as AsyncIterable<Uint8Array>)) {
     if (message.event === 'listen.started') {
+      // Where the stream starts: resuming from it loses nothing even before a first event.
+      state.lastEventId = message.id ?? state.lastEventId;
       options.onStarted?.(JSON.parse(message.data) as { listenSecret: string });
     } else if (message.event === 'result.ready') {
       const delivery = JSON.parse(message.data) as ListenDelivery;

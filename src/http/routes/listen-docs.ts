@@ -30,6 +30,7 @@ export const listenAnswerSchema = z
 
 const STREAM_EXAMPLE = [
   'retry: 1000',
+  'id: WyIyMDI2LTExLTI2VDE4OjU5OjU4LjAwMFoiLCIwMDAwIl0.z9x8c7v6b5n4m3l2k1j0',
   'event: listen.started',
   'data: {"listenSecret":"whsec_0n3Zb7x0kPq4o8W1M6sX9bq2r5c8f1h4j7l0n3p6s9u=","mode":"test"}',
   '',
@@ -52,7 +53,7 @@ export const listenPaths: ZodOpenApiPathsObject = {
         'JSON object: eventId, deliveryId (new for every message; report the answer with it), headers (those of a real ' +
         'test-mode delivery: X-Healthspan-Signature and webhook-signature, timestamps, ids, X-Healthspan-Mode: test, ' +
         'signed with the listen secret of your API key) and body (the exact request body, byte for byte). ' +
-        'The first message (`listen.started`) carries that listen secret: it stays the same for the key, so configure ' +
+        'The first message (`listen.started`) carries that listen secret, and as its id where the stream starts; the secret stays the same for the key, so configure ' +
         'your local receiver with it once. It is never one of your endpoint’s signing secrets. Events are sent a ' +
         'moment (about two seconds) after they are created, oldest first. After a dropped connection, reconnect with ' +
         'the last id you received in Last-Event-ID: the stream resumes after that event, with none lost and none ' +

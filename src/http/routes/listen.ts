@@ -80,16 +80,18 @@ async function openStream(request: FastifyRequest, reply: FastifyReply, opts: Li
     // nginx and similar proxies pass each message on at once instead of buffering the stream.
     'x-accel-buffering': 'no',
   });
-  // First a reconnect delay for EventSource clients, then the secret the forwards are signed with.
-  reply.raw.write(
-    `retry: 1000\n${sseMessage(undefined, 'listen.started', { listenSecret: secret, mode: 'test' })}`,
-  );
+  const idOf = (p: ListenPosition) => opts.cursors.encode(scopeOf(tenant.tenantId), [p.createdAt, p.eventId]);
+  // First a reconnect delay for EventSource clients, then the secret the forwards are signed
+  // with. Its id is where the stream starts: a client that loses the connection before any event
+  // came resumes from there, and misses none made meanwhile.
+  const started = sseMessage(idOf(position), 'listen.started', { listenSecret: secret, mode: 'test' });
+  reply.raw.write(`retry: 1000\n${started}`);
   await opts.streams.run(reply.raw, {
     keyId,
     tenant,
     secret,
     position,
-    idAfter: (event) => opts.cursors.encode(scopeOf(tenant.tenantId), [event.createdAt, event.eventId]),
+    idAfter: (event) => idOf({ createdAt: event.createdAt, eventId: event.eventId }),
   });
 }
 

@@ -9,9 +9,6 @@ export interface ListenPosition {
   eventId: string;
 }
 
-/** Before every event id (the tie-break of a position at a moment no event was created). */
-export const FIRST_EVENT_ID = '00000000-0000-0000-0000-000000000000';
-
 export interface ListenEvent {
   eventId: string;
   createdAt: string;
