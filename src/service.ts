@@ -8,6 +8,7 @@ import { JOB_TYPES } from './domain/statuses.js';
 import { type AppDeps, buildApp, type ServiceRole } from './http/app.js';
 import { PageCursors } from './http/cursor.js';
 import { DownloadLinks } from './http/download-links.js';
+import type { ListenTiming } from './http/listen-stream.js';
 import { type ReadinessCheck, readiness } from './http/routes/support.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import { createLogger } from './logger.js';
@@ -57,6 +58,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** `all` (the default), `api` or `worker`. */
   role?: ServiceRole;
+  /** The test events stream's pacing (`LISTEN_TIMING` unless given): tests shorten the heartbeat. */
+  listenTiming?: Partial<ListenTiming>;
 }
 
 /**
@@ -79,7 +82,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     role !== 'api' && config.workerConcurrency > 0 ? createWorker(config, store, logger, clock) : undefined;
   const worker = background?.worker;
   const readinessChecks = worker ? [{ name: 'queue' as const, check: () => worker.health() }] : [];
-  const app = await buildApp(appDeps(config, store, { clock, logger, role, readinessChecks }));
+  const app = await buildApp({
+    ...appDeps(config, store, { clock, logger, role, readinessChecks }),
+    ...(options.listenTiming ? { listenTiming: options.listenTiming } : {}),
+  });
   await app.listen({ port: config.port, host: config.host });
   const metrics =
     config.metricsPort === undefined

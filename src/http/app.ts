@@ -15,7 +15,7 @@ import { answerOutsideFastify, clientErrorHandler } from './client-errors.js';
 import type { PageCursors } from './cursor.js';
 import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
-import { ListenStreams } from './listen-stream.js';
+import { LISTEN_TIMING, ListenStreams, type ListenTiming } from './listen-stream.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { connectRedis, installRateLimit } from './rate-limit.js';
 import { requestTelemetry } from './request-telemetry.js';
@@ -70,6 +70,8 @@ export interface AppDeps {
   testEvents: TestEventSender;
   /** The listen secret of an API key, by its id (`healthspan listen`; webhooks/listen.ts). */
   listenSecret: (keyId: string) => string;
+  /** The test events stream's pacing; `LISTEN_TIMING` unless given. */
+  listenTiming?: Partial<ListenTiming>;
   logger: Logger;
   clock: Clock;
   /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
@@ -283,7 +285,7 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   await app.register(auditRoutes);
   await app.register(testEventRoutes, { sender: deps.testEvents });
   await app.register(listenRoutes, {
-    streams: new ListenStreams(deps.clock, deps.logger),
+    streams: new ListenStreams(deps.clock, deps.logger, { ...LISTEN_TIMING, ...deps.listenTiming }),
     listenSecret: deps.listenSecret,
     cursors: deps.cursors,
     clock: deps.clock,

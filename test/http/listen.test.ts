@@ -222,8 +222,10 @@ describe('POST /v1/test/events/{eventId}/answers', () => {
 });
 
 describe('shutdown', () => {
-  it('ends open streams so the service stops', async () => {
-    const own = await startTestService({ RATE_LIMIT_PER_MINUTE: '0' });
+  it('writes heartbeat comments while quiet, and ends open streams so the service stops', async () => {
+    const own = await startTestService({ RATE_LIMIT_PER_MINUTE: '0' }, 'all', {
+      listenTiming: { heartbeatMs: 50 },
+    });
     try {
       const account = await createAccount(own);
       const made = await cliFor(own, ['keys', 'create', '--partner', account.partnerId, '--mode', 'test']);
@@ -231,6 +233,12 @@ describe('shutdown', () => {
         'x-api-key': made.json!.apiKey as string,
       });
       await waitUntil(async () => stream.data('listen.started').length === 1);
+      await waitUntil(
+        async () => stream.comments.filter((c) => c === 'keep-alive').length >= 2,
+        10_000,
+        'heartbeats',
+      );
+      expect(stream.ended).toBe(false);
       await own.stop();
       await waitUntil(async () => stream.ended, 10_000, 'the stream to end');
     } finally {
