@@ -8,6 +8,7 @@ import { JOB_TYPES } from './domain/statuses.js';
 import { type AppDeps, buildApp, type ServiceRole } from './http/app.js';
 import { PageCursors } from './http/cursor.js';
 import { DownloadLinks } from './http/download-links.js';
+import type { ListenTiming } from './http/listen-stream.js';
 import { type ReadinessCheck, readiness } from './http/routes/support.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import { createLogger } from './logger.js';
@@ -32,7 +33,7 @@ import { VERSION } from './version.js';
 import { WebhookAdmin } from './webhooks/admin.js';
 import { WebhookEndpoints } from './webhooks/endpoints.js';
 import { EventResend } from './webhooks/events.js';
-import { registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
+import { listenSecretsFor, registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
 import { TestEvents } from './webhooks/test-events.js';
 
 export interface RunningService {
@@ -59,6 +60,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** `all` (the default), `api` or `worker`. */
   role?: ServiceRole;
+  /** The test events stream's pacing (`LISTEN_TIMING` unless given): tests shorten the heartbeat. */
+  listenTiming?: Partial<ListenTiming>;
 }
 
 /**
@@ -81,7 +84,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     role !== 'api' && config.workerConcurrency > 0 ? createWorker(config, store, logger, clock) : undefined;
   const worker = background?.worker;
   const readinessChecks = worker ? [{ name: 'queue' as const, check: () => worker.health() }] : [];
-  const app = await buildApp(appDeps(config, store, { clock, logger, role, readinessChecks }));
+  const app = await buildApp({
+    ...appDeps(config, store, { clock, logger, role, readinessChecks }),
+    ...(options.listenTiming ? { listenTiming: options.listenTiming } : {}),
+  });
   await app.listen({ port: config.port, host: config.host });
   const metrics =
     config.metricsPort === undefined
@@ -150,6 +156,7 @@ function appDeps(
   const secret = config.downloadSigningSecret
     ? Buffer.from(config.downloadSigningSecret, 'utf8')
     : loadOrCreateSecret(config.dataDir, 'download-signing.key');
+  const listenSecrets = listenSecretsFor(config);
   return {
     config,
     // Two functions, not the store: nothing reachable from a route leads to `store.system`.
@@ -178,6 +185,7 @@ function appDeps(
       scheduleMs: config.webhookRetryScheduleMs,
       attemptRetentionMs: config.webhookAttemptRetentionMs,
     }),
+    listenSecret: (keyId) => listenSecrets.secretFor(keyId),
     clock,
     role: parts.role,
     readinessChecks: parts.readinessChecks,

@@ -19,6 +19,7 @@ import { CsrfTokens } from './console/tokens.js';
 import type { PageCursors } from './cursor.js';
 import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
+import { LISTEN_TIMING, ListenStreams, type ListenTiming } from './listen-stream.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { connectRedis, installRateLimit } from './rate-limit.js';
 import { requestTelemetry } from './request-telemetry.js';
@@ -28,6 +29,7 @@ import { erasureRoutes } from './routes/erasures.js';
 import { type EventSender, eventResendRoutes } from './routes/event-resend.js';
 import { eventReadRoutes } from './routes/events.js';
 import { fhirRoutes } from './routes/fhir.js';
+import { listenRoutes } from './routes/listen.js';
 import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
 import { submissionListRoutes } from './routes/submission-list.js';
@@ -84,6 +86,10 @@ export interface AppDeps {
   webhookEndpoints: WebhookEndpointService;
   /** Redelivery and recovery of the account's events (`webhooks/events.ts`). */
   events: EventSender;
+  /** The listen secret of an API key, by its id (`healthspan listen`; webhooks/listen.ts). */
+  listenSecret: (keyId: string) => string;
+  /** The test events stream's pacing; `LISTEN_TIMING` unless given. */
+  listenTiming?: Partial<ListenTiming>;
   logger: Logger;
   clock: Clock;
   /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
@@ -299,6 +305,12 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   await app.register(webhookEndpointRoutes, { endpoints: deps.webhookEndpoints });
   await app.register(eventReadRoutes, { cursors: deps.cursors });
   await app.register(eventResendRoutes, { sender: deps.events });
+  await app.register(listenRoutes, {
+    streams: new ListenStreams(deps.clock, deps.logger, { ...LISTEN_TIMING, ...deps.listenTiming }),
+    listenSecret: deps.listenSecret,
+    cursors: deps.cursors,
+    clock: deps.clock,
+  });
   const { config } = deps;
   await app.register(consoleLinkRoutes, {
     sessions: deps.consoleSessions,

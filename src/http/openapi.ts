@@ -9,6 +9,7 @@ import { erasurePaths } from './routes/erasures.js';
 import { eventResendPaths } from './routes/event-resend.js';
 import { eventReadPaths } from './routes/events.js';
 import { fhirPaths } from './routes/fhir.js';
+import { listenPaths } from './routes/listen-docs.js';
 import { probePaths } from './routes/probe.js';
 import { resultPaths } from './routes/results.js';
 import { submissionListPaths } from './routes/submission-list.js';
@@ -90,6 +91,7 @@ export function openApiDocument(): ReturnType<typeof createDocument> {
       ...consoleSessionPaths,
       ...eventReadPaths,
       ...eventResendPaths,
+      ...listenPaths,
       // Creating and listing submissions live in two route files: one path with both operations.
       '/v1/submissions': { ...submissionPaths['/v1/submissions'], ...submissionListPaths['/v1/submissions'] },
     },

@@ -16,6 +16,7 @@ import type {
 } from './repositories/event-resend.js';
 import type { EventDetailRecord, EventListPage, EventListQuery } from './repositories/events.js';
 import type { IngestCommand, IngestResult } from './repositories/ingest.js';
+import type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
 import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
@@ -94,6 +95,15 @@ export interface TenantAccess {
     /** The recovery and its events' statuses now; the read is audited (`recovery.read`). */
     get(recoveryId: string, origin: AuditOrigin): Promise<RecoveryRecord | undefined>;
   };
+  /** `healthspan listen` (the test events stream): a test account's events, its answers. */
+  readonly listen: {
+    /** Records (audit) that a key opened the stream. */
+    started(keyId: string, origin: AuditOrigin): Promise<void>;
+    /** Events after a position created before `settledBefore`, oldest first. */
+    after(position: ListenPosition, settledBefore: Date, limit: number): Promise<ListenEvent[]>;
+    /** Records a reported answer as a `listen` attempt; false when the event is not this account's. */
+    recordAnswer(answer: ListenAnswer): Promise<boolean>;
+  };
   /** Counts for the console's overview: submissions received since a time and callback outcomes. */
   activity(since: Date, limit: number): Promise<ActivityRecord>;
 }
@@ -165,6 +175,7 @@ export type {
   EventListRecord,
 } from './repositories/events.js';
 export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
+export type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
 export type {

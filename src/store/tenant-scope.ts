@@ -4,6 +4,7 @@ import type { Driver } from './driver.js';
 import { accountActivity } from './repositories/console-activity.js';
 import { TenantEventResend } from './repositories/event-resend.js';
 import { TenantEvents } from './repositories/events.js';
+import { TenantListen } from './repositories/listen.js';
 import { TenantResults } from './repositories/results.js';
 import { TenantSubmissionList } from './repositories/submission-list.js';
 import { TenantSubmissions } from './repositories/submissions.js';
@@ -50,6 +51,7 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
       audit: system.audit,
     }),
     activity: (since, limit) => accountActivity(deps.driver.db, tenantId, since, limit),
+    listen: listenOf(scope),
     ...eventsOf(scope),
   };
 }
@@ -145,5 +147,18 @@ function erasuresOf({ system, tenantId, clock }: Scope): TenantAccess['erasures'
       return erasure;
     },
     get: (erasureId) => system.erasures.get(tenantId, erasureId),
+  };
+}
+
+function listenOf({ system, driver, tenantId, recordRead }: Scope): TenantAccess['listen'] {
+  const listen = new TenantListen(driver.db, tenantId);
+  return {
+    started: (keyId, origin) =>
+      recordRead({ action: 'webhook.listen_started', resourceType: 'api_key', resourceId: keyId }, origin),
+    after: (position, settledBefore, limit) => listen.after(position, settledBefore, limit),
+    // Commit unit: reads the event and its attempt count in `trx`, one insert through `trx`
+    // (kept once by its delivery id).
+    recordAnswer: (answer) =>
+      system.batcher.submit((trx) => listen.recordAnswer(trx, answer), { urgent: true }),
   };
 }

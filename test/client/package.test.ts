@@ -1,7 +1,8 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliFor, setCallback } from '../helpers/cli.js';
 import { tempDataDir } from '../helpers/dirs.js';
@@ -399,6 +400,60 @@ console.log(JSON.stringify({ started, again: again.eventCount, recovery }));
     );
     const recovered = await run('recover.mjs', { BASE: service.url, KEY: eventer.apiKey });
     expect(recovered).toMatchObject({ started: { eventCount: 4 }, again: 0, recovery: { eventCount: 4 } });
+  });
+
+  it('runs `npx healthspan listen`: prints the listen secret and forwards a test event, signed with it, to a local receiver', async () => {
+    const local = new TestReceiver();
+    const forwardTo = await local.start();
+    // In its own process group, so the stop below reaches npx and the command it runs.
+    const child = spawn('npx', ['--no', 'healthspan', 'listen', '--forward-to', forwardTo], {
+      cwd: project,
+      env: { ...process.env, HEALTHSPAN_API_KEY: testKey, HEALTHSPAN_BASE_URL: service.url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => {
+      stdout += c;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const ready = await waitUntil(
+        async () => /listen secret is (whsec_\S+)/.exec(stdout),
+        60_000,
+        'the listen secret',
+      );
+      const res = await fetch(`${service.url}/v1/submissions`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': testKey,
+          'content-type': 'application/json',
+          'idempotency-key': 'listen-1',
+          'x-correlation-id': 'listen-1',
+        },
+        body: fs.readFileSync(path.join(project, 'body.json')),
+      });
+      const accepted = (await res.json()) as { submissionId: string };
+      expect(res.status, JSON.stringify(accepted)).toBe(202);
+      const { submissionId } = accepted;
+      const delivery = await waitUntil(
+        async () =>
+          local.deliveries.find((d) => JSON.parse(d.rawBody.toString('utf8')).submissionId === submissionId),
+        60_000,
+        'the forwarded event',
+      );
+      expect(() =>
+        new Webhook(ready[1]!).verify(
+          delivery.rawBody.toString('utf8'),
+          delivery.headers as Record<string, string>,
+        ),
+      ).not.toThrow();
+      await waitUntil(async () => stdout.includes('--> 204'), 30_000, 'the line with the local answer');
+    } finally {
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+      await local.stop();
+    }
   });
 
   it('gives a TypeScript consumer the API’s types (a wrong field does not compile)', () => {

@@ -6,6 +6,7 @@ import { generateApiKey } from '../../src/auth/api-keys.js';
 import { type Clock, systemClock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { ServiceRole } from '../../src/http/app.js';
+import type { ListenTiming } from '../../src/http/listen-stream.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
@@ -36,7 +37,7 @@ export async function startTestService(
   env: Record<string, string> = {},
   role: ServiceRole = 'all',
   /** The service's clock: a test's own to move, or the real time when the test does not care. */
-  options: { clock?: Clock } = {},
+  options: { clock?: Clock; listenTiming?: Partial<ListenTiming> } = {},
 ): Promise<TestService> {
   const dataDir = env.DATA_DIR ?? tempDataDir();
   const database =
@@ -62,6 +63,7 @@ export async function startTestService(
       logger: createLogger(config.logLevel, sink),
       role,
       clock: options.clock ?? systemClock,
+      ...(options.listenTiming ? { listenTiming: options.listenTiming } : {}),
     });
   } catch (error) {
     await database?.drop();

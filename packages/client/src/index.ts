@@ -21,6 +21,7 @@ export type {
   RedeliveryAccepted,
 } from './events.js';
 export type { components, paths } from './generated/openapi.js';
+export { type ForwardOutcome, type ListenDelivery, type ListenOptions, listen } from './listen.js';
 export type { RetryOptions } from './retry.js';
 export type {
   SubmissionFilters,

@@ -461,6 +461,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/test/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream your test events as they happen (Server-Sent Events; test keys only)
+         * @description What `npx healthspan listen` holds open. Every result.ready event of your test data, whether or not a test callback is registered, is sent as an SSE message with event `result.ready`, an `id`, and as data a JSON object: eventId, deliveryId (new for every message; report the answer with it), headers (those of a real test-mode delivery: X-Healthspan-Signature and webhook-signature, timestamps, ids, X-Healthspan-Mode: test, signed with the listen secret of your API key) and body (the exact request body, byte for byte). The first message (`listen.started`) carries that listen secret, and as its id where the stream starts; the secret stays the same for the key, so configure your local receiver with it once. It is never one of your endpoint’s signing secrets. Events are sent a moment (about two seconds) after they are created, oldest first. After a dropped connection, reconnect with the last id you received in Last-Event-ID: the stream resumes after that event, with none lost and none repeated. Without it the stream starts with events from now on. A comment line (`: keep-alive`) is sent every 15 seconds while it is quiet. One key may hold 5 streams open at once. Live keys get 403.
+         */
+        get: operations["streamTestEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test/events/{eventId}/answers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report what your local receiver answered to a forwarded test event (test keys only)
+         * @description Sent by `healthspan listen` after each forward. The answer is shown among the event’s attempts as a `listen` attempt (status, duration, the first 1 KiB of the answer); the event’s delivery status does not change. Reporting the same deliveryId again records nothing new. Live keys get 403.
+         */
+        post: operations["reportListenAnswer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "result.ready": {
@@ -740,6 +780,26 @@ export interface components {
              * @description Events created before this time; now when left out
              */
             until?: string;
+        };
+        ListenAnswer: {
+            /**
+             * Format: uuid
+             * @description The deliveryId of the streamed message that was forwarded
+             */
+            deliveryId: string;
+            /**
+             * Format: uri
+             * @description Where it was forwarded, e.g. http://localhost:3000/webhooks
+             */
+            url: string;
+            /** @description The HTTP status your receiver answered; null when it did not answer */
+            statusCode: number | null;
+            /** @description Why there was no answer, e.g. connection_refused or timeout */
+            error?: string;
+            /** @description How long the forward took */
+            durationMs: number;
+            /** @description Your receiver’s answer; the first 1 KiB is kept as text, control characters removed */
+            body?: string;
         };
         /** @description Sent once per result; nothing else (no tenant, job or model data). */
         ResultReadyEvent: {
@@ -8700,6 +8760,633 @@ export interface operations {
                 };
             };
             /** @description RATE_LIMITED: too many requests for this API key, or too many failed key checks from this address; wait for the Retry-After delay */
+            429: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server accepts */
+            431: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: an unexpected failure; retry later, quoting the request id */
+            500: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    streamTestEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The id of the last message received, to resume after it */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream; it stays open until you close it or the service restarts */
+            200: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: Last-Event-ID is not an id this stream sent to this key, or a query parameter was given */
+            400: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "VALIDATION_ERROR";
+                            details?: components["schemas"]["ValidationErrorDetails"];
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_API_KEY: the API key is missing, invalid, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description The authentication scheme: Bearer realm="healthspan" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INVALID_API_KEY";
+                        };
+                    };
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: the account was deactivated; TEST_MODE_ONLY: a test-mode operation called with a live key */
+            403: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "ACCOUNT_INACTIVE" | "TEST_MODE_ONLY";
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request headers or body did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description EXPECTATION_FAILED: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests for this API key, or the key already holds 5 streams open; wait for the Retry-After delay */
+            429: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "RATE_LIMITED";
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE: the request headers are larger than the server accepts */
+            431: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL_ERROR: an unexpected failure; retry later, quoting the request id */
+            500: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    reportListenAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event forwarded */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListenAnswer"];
+            };
+        };
+        responses: {
+            /** @description Recorded */
+            204: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: the body is not JSON or does not match the submission schema, a required header is missing, or a path or query parameter is out of range */
+            400: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "BAD_REQUEST" | "VALIDATION_ERROR";
+                            details?: components["schemas"]["ValidationErrorDetails"];
+                        };
+                    };
+                };
+            };
+            /** @description INVALID_API_KEY: the API key is missing, invalid, revoked or expired */
+            401: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    /** @description The authentication scheme: Bearer realm="healthspan" */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "INVALID_API_KEY";
+                        };
+                    };
+                };
+            };
+            /** @description ACCOUNT_INACTIVE: the account was deactivated; TEST_MODE_ONLY: a test-mode operation called with a live key */
+            403: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "ACCOUNT_INACTIVE" | "TEST_MODE_ONLY";
+                        };
+                    };
+                };
+            };
+            /** @description NOT_FOUND: no event with this id in your test data */
+            404: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "NOT_FOUND";
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the request headers or body did not arrive in time */
+            408: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit (1 MiB by default) or arrives in too many small pieces */
+            413: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: the body is not sent as application/json in UTF-8 */
+            415: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+            };
+            /** @description EXPECTATION_FAILED: an Expect header other than 100-continue */
+            417: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "EXPECTATION_FAILED";
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED: too many requests; wait for the Retry-After delay */
             429: {
                 headers: {
                     /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
