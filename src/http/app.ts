@@ -18,6 +18,7 @@ import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } f
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { connectRedis, installRateLimit } from './rate-limit.js';
 import { requestTelemetry } from './request-telemetry.js';
+import { installResponseIdleTimeout } from './response-idle.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { auditRoutes } from './routes/audit-events.js';
 import { erasureRoutes } from './routes/erasures.js';
@@ -52,6 +53,7 @@ export interface AppDeps {
     | 'headersTimeoutMs'
     | 'requestTimeoutMs'
     | 'keepAliveTimeoutMs'
+    | 'responseIdleTimeoutMs'
     | 'authFailuresPerMinute'
     | 'corsAllowedOrigins'
   >;
@@ -88,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installWorkContext(app, deps.clock);
   installAccessLog(app);
   installBodyReading(app, config.bodyLimitBytes);
+  installResponseIdleTimeout(app, config.responseIdleTimeoutMs);
   if (config.corsAllowedOrigins.length > 0) await installCors(app, config.corsAllowedOrigins);
 
   const support = {
