@@ -12,6 +12,7 @@ import * as m0009 from './0009_lifecycle.js';
 import * as m0010 from './0010_job_trace_context.js';
 import * as m0011 from './0011_sandbox.js';
 import * as m0012 from './0012_self_service.js';
+import * as m0013 from './0013_held_jobs.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, driver: DriverName): Promise<void>;
@@ -31,4 +32,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0010_job_trace_context': m0010,
   '0011_sandbox': m0011,
   '0012_self_service': m0012,
+  '0013_held_jobs': m0013,
 };

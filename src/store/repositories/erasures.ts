@@ -33,7 +33,8 @@ export interface Sealer {
   open(sealed: string, context: string): string;
 }
 
-const UNFINISHED = ['pending', 'running', 'retrying'];
+// A held erasure (its account deactivated) is still under way: it runs on reactivation.
+const UNFINISHED = ['pending', 'running', 'retrying', 'held'];
 
 type ErasureRow = {
   id: string;
