@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, type QueryCreator, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from './database.js';
+import { ERASURE_JOB_TYPE } from './erasure-job-type.js';
 import { type NamedQuery, namedQuery, slot } from './prepared.js';
 import {
   ARTIFACT_COLUMNS,
@@ -110,11 +111,12 @@ export const CLAIMED_COLUMNS = [
 
 /** Due jobs of `typeCount` kinds, oldest due first. */
 /**
- * True for a job whose account is deactivated (a sandbox's job: its live account's). Two
- * primary-key lookups per job picked, never a scan: the claim evaluates it only for the rows
- * its partial index hands it.
+ * True for a job whose account is deactivated (a sandbox's job: its live account's), held
+ * rather than run. Erasures are never held: forgetting a person is owed whatever the account's
+ * state (docs/data-lifecycle.md). Two primary-key lookups per job picked, never a scan: the
+ * claim evaluates it only for the rows its partial index hands it.
  */
-const ACCOUNT_INACTIVE = sql<boolean>`exists (select 1 from tenants t left join tenants live on live.id = t.live_tenant_id where t.id = jobs.tenant_id and not coalesce(live.active, t.active))`;
+const ACCOUNT_INACTIVE = sql<boolean>`(jobs.type <> ${sql.lit(ERASURE_JOB_TYPE)} and exists (select 1 from tenants t left join tenants live on live.id = t.live_tenant_id where t.id = jobs.tenant_id and not coalesce(live.active, t.active)))`;
 
 export function dueJobs(
   db: Kysely<Database>,

@@ -74,6 +74,11 @@ async function gauged(state: string): Promise<number> {
   return sum;
 }
 
+/** The gauge is read at most once a second: wait until a scrape shows `count` in `state`. */
+async function gaugeShows(state: string, count: number): Promise<void> {
+  await waitUntil(async () => (await gauged(state)) === count, 30_000, `healthspan_jobs ${state} = ${count}`);
+}
+
 function calledBackFor(submissionId: string): boolean {
   return receiver.deliveries.some((d) => d.rawBody.toString('utf8').includes(submissionId));
 }
@@ -88,13 +93,17 @@ describe('a deactivated account', () => {
     const held = await accountWithCallbacks('Held');
     const late = await accountWithCallbacks('Late');
     const other = await accountWithCallbacks('Other');
+    const forgotten = await accountWithCallbacks('Forgotten');
     const accepted = await submit(held);
+    const toErase = await submit(forgotten);
     // A job the deactivation does not see (as a running step's successor or a retry would be):
     // the account switched off under it, bypassing the command. The claim sets it aside.
     const unseen = await submit(late);
 
-    const off = await cliFor(api, ['tenants', 'deactivate', held.tenantId]);
-    expect(off.code, off.stderr).toBe(0);
+    for (const account of [held, forgotten]) {
+      const off = await cliFor(api, ['tenants', 'deactivate', account.tenantId]);
+      expect(off.code, off.stderr).toBe(0);
+    }
     await api.store.driver.db
       .updateTable('tenants')
       .set({ active: api.store.driver.bool(false) })
@@ -102,8 +111,8 @@ describe('a deactivated account', () => {
       .execute();
     const [waiting] = await jobsOf(accepted);
     expect(waiting).toMatchObject({ status: 'held', attempts: 0, sla_deadline_at: null });
-    expect(await gauged('held')).toBe(1);
-    expect(await gauged('pending')).toBe(1);
+    await gaugeShows('held', 2);
+    await gaugeShows('pending', 1);
 
     // A worker runs another account's work to the end, and not a step of the held accounts'.
     worker = await serveProcess('worker', {
@@ -123,7 +132,28 @@ describe('a deactivated account', () => {
     expect(await jobsOf(accepted)).toEqual([waiting]);
     expect(await jobsOf(unseen)).toMatchObject([{ status: 'held', attempts: 0, sla_deadline_at: null }]);
     expect(calledBackFor(accepted) || calledBackFor(unseen)).toBe(false);
-    expect(await gauged('held')).toBe(2);
+    await gaugeShows('held', 3);
+
+    // An erasure is never held: forgetting a person is owed whatever the account's state.
+    const subject = String(bodyFor(forgotten).partnerSubjectId);
+    const erase = await cliFor(api, [
+      'subjects',
+      'erase',
+      '--tenant',
+      forgotten.tenantId,
+      '--subject',
+      subject,
+    ]);
+    expect(erase.code, erase.stderr).toBe(0);
+    const erasureId = String(erase.json?.erasureId);
+    await waitUntil(
+      async () => (await cliFor(api, ['erasures', 'show', erasureId])).json?.status === 'completed',
+      60_000,
+      'the erasure of a deactivated account’s subject',
+    );
+    // Its held step went with the submission; only the erasure's own job is left.
+    expect((await jobsOf(toErase)).map((j) => [j.type, j.status])).toEqual([['subject.erase', 'completed']]);
+    await gaugeShows('held', 2);
 
     for (const account of [held, late]) {
       const on = await cliFor(api, ['tenants', 'activate', account.tenantId]);
@@ -142,6 +172,6 @@ describe('a deactivated account', () => {
       // Its first step ran once, as if it had never waited.
       expect((await jobsOf(submissionId))[0]).toMatchObject({ status: 'completed', attempts: 1 });
     }
-    expect(await gauged('held')).toBe(0);
+    await gaugeShows('held', 0);
   });
 });

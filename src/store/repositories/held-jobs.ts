@@ -1,9 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../database.js';
+import { ERASURE_JOB_TYPE } from '../erasure-job-type.js';
 
 /**
  * A deactivated account's work is held, not run, and not dropped (issue 32): its waiting jobs
- * (pipeline steps, callbacks, erasures) move to status `held`, out of the claim's partial index,
+ * (pipeline steps, callbacks; never erasures, owed whatever the account's state) move to status `held`, out of the claim's partial index,
  * and back when the account is activated again. Jobs that come due later by another way (a
  * running step's successor, a retry, a callback recorded after) are set aside by the claim
  * itself (`LEASE` in statements.ts), so the claim never runs one either.
@@ -23,6 +24,7 @@ export async function holdWaitingJobs(trx: Kysely<Database>, tenantId: string, n
     .updateTable('jobs')
     .set({ status: 'held', sla_deadline_at: null, updated_at: now.toISOString() })
     .where(sql<boolean>`status in ('pending', 'retrying')`)
+    .where('type', '<>', ERASURE_JOB_TYPE)
     .where(ofAccount(tenantId))
     .execute();
 }
