@@ -30,6 +30,7 @@ export function configSummary(config: Config, role: string, store: string) {
       headers: config.headersTimeoutMs,
       request: config.requestTimeoutMs,
       keepAlive: config.keepAliveTimeoutMs,
+      responseIdle: config.responseIdleTimeoutMs,
     },
     cors: config.corsAllowedOrigins.length > 0 ? config.corsAllowedOrigins : 'off',
     webhooks: {

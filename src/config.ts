@@ -189,6 +189,11 @@ export const SETTINGS = {
     default: '72000',
     doc: 'an idle keep-alive connection is closed after this (longer than a load balancer’s usual 60 s)',
   },
+  RESPONSE_IDLE_TIMEOUT_MS: {
+    schema: z.coerce.number().int().min(100).max(3_600_000),
+    default: '30000',
+    doc: 'a client that accepts no byte of an answer for this long (it stopped reading a download) has its connection closed',
+  },
   AUTH_FAILURES_PER_MINUTE: {
     schema: z.coerce.number().int().min(0),
     default: '10',
@@ -269,6 +274,8 @@ export interface Config {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** `RESPONSE_IDLE_TIMEOUT_MS`: an answer whose client takes no byte for this long is cut off. */
+  responseIdleTimeoutMs: number;
   authFailuresPerMinute: number;
   corsAllowedOrigins: string[];
   consoleEnabled: boolean;
@@ -352,6 +359,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs: read(env, 'KEEP_ALIVE_TIMEOUT_MS'),
+    responseIdleTimeoutMs: read(env, 'RESPONSE_IDLE_TIMEOUT_MS'),
     authFailuresPerMinute: read(env, 'AUTH_FAILURES_PER_MINUTE'),
     corsAllowedOrigins: origins(read(env, 'CORS_ALLOWED_ORIGINS')),
     consoleEnabled: read(env, 'CONSOLE_ENABLED'),

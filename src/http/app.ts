@@ -23,6 +23,7 @@ import { LISTEN_TIMING, ListenStreams, type ListenTiming } from './listen-stream
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { connectRedis, installRateLimit } from './rate-limit.js';
 import { requestTelemetry } from './request-telemetry.js';
+import { installResponseIdleTimeout } from './response-idle.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { auditRoutes } from './routes/audit-events.js';
 import { erasureRoutes } from './routes/erasures.js';
@@ -61,6 +62,7 @@ export interface AppDeps {
     | 'headersTimeoutMs'
     | 'requestTimeoutMs'
     | 'keepAliveTimeoutMs'
+    | 'responseIdleTimeoutMs'
     | 'authFailuresPerMinute'
     | 'corsAllowedOrigins'
     | 'consoleEnabled'
@@ -112,6 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installWorkContext(app, deps.clock);
   installAccessLog(app);
   installBodyReading(app, config.bodyLimitBytes);
+  installResponseIdleTimeout(app, config.responseIdleTimeoutMs);
   if (config.corsAllowedOrigins.length > 0) await installCors(app, config.corsAllowedOrigins);
 
   const support = {

@@ -23,6 +23,8 @@ export interface ClaimedRow {
   sla_deadline_at: string | Date | null;
   locked_by: string | null;
   traceparent: string | null;
+  /** `running` when claimed; `held` for a job of a deactivated account, set aside instead. */
+  status: string;
 }
 
 /** The idempotency claim a request lost to, and what it stored. */

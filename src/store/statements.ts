@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, type QueryCreator, type SelectQueryBuilder, sql } from 'kysely';
 import type { Database } from './database.js';
+import { ERASURE_JOB_TYPE } from './erasure-job-type.js';
 import { type NamedQuery, namedQuery, slot } from './prepared.js';
 import {
   ARTIFACT_COLUMNS,
@@ -109,14 +110,22 @@ export const CLAIMED_COLUMNS = [
 ] as const;
 
 /** Due jobs of `typeCount` kinds, oldest due first. */
+/**
+ * True for a job whose account is deactivated (a sandbox's job: its live account's), held
+ * rather than run. Erasures are never held: forgetting a person is owed whatever the account's
+ * state (docs/data-lifecycle.md). Two primary-key lookups per job picked, never a scan: the
+ * claim evaluates it only for the rows its partial index hands it.
+ */
+const ACCOUNT_INACTIVE = sql<boolean>`(jobs.type <> ${sql.lit(ERASURE_JOB_TYPE)} and exists (select 1 from tenants t left join tenants live on live.id = t.live_tenant_id where t.id = jobs.tenant_id and not coalesce(live.active, t.active)))`;
+
 export function dueJobs(
   db: Kysely<Database>,
   typeCount: number,
-): SelectQueryBuilder<Database, 'jobs', { id: string }> {
+): SelectQueryBuilder<Database, 'jobs', { id: string; held: boolean }> {
   // Literal statuses, not parameters: only then can the planner use the partial index.
   return db
     .selectFrom('jobs')
-    .select('id')
+    .select(['id', ACCOUNT_INACTIVE.as('held')])
     .where(sql<boolean>`status in ('pending', 'retrying')`)
     .where('run_at', '<=', slot('now'))
     .where(
@@ -128,15 +137,24 @@ export function dueJobs(
     .limit(slot<number>('limit'));
 }
 
-/** What a claim sets: the lease, the counted attempt, the first start. */
+/**
+ * What a claim sets on each row of `due`: the lease, the counted attempt, the first start; or,
+ * for a job of a deactivated account, status `held` and nothing else (no attempt counted, no
+ * SLA deadline: the wait is not the service's delay). Each branch keeps a column's own type, so
+ * PostgreSQL types the parameters from the columns.
+ */
 export const LEASE = {
-  status: slot('running'),
-  attempts: sql<number>`attempts + 1`,
-  locked_by: slot('workerId'),
-  locked_until: slot('lockedUntil'),
-  started_at: sql<string>`coalesce(started_at, ${slot('now')})`,
+  status: sql<string>`case when due.held then 'held' else ${slot('running')} end`,
+  attempts: sql<number>`case when due.held then attempts else attempts + 1 end`,
+  locked_by: sql<string>`case when due.held then locked_by else ${slot('workerId')} end`,
+  locked_until: sql<string>`case when due.held then locked_until else ${slot('lockedUntil')} end`,
+  started_at: sql<string>`case when due.held then started_at else coalesce(started_at, ${slot('now')}) end`,
+  sla_deadline_at: sql<string | null>`case when due.held then null else sla_deadline_at end`,
   updated_at: slot('now'),
 };
+
+/** What a claim returns: the claimed jobs, and the held ones (`status`) the caller drops. */
+export const CLAIM_RETURNING = [...CLAIMED_COLUMNS.map((c) => `jobs.${c}` as const), 'jobs.status' as const];
 
 /** Jobs among `ids` that `workerId` still holds. */
 export function heldBy(eb: ExpressionBuilder<Database, 'jobs'>, workerId: string, ids: readonly string[]) {

@@ -27,7 +27,7 @@ export const METRIC_CATALOG = {
     name: 'healthspan_jobs',
     type: 'gauge',
     labels: ['mode', 'type', 'state'],
-    help: 'Jobs in the queue by mode (live, test), type and state (pending, running, retrying, failed), read once per scrape.',
+    help: 'Jobs in the queue by mode (live, test), type and state (pending, running, retrying, held for a deactivated account, failed), read once per scrape.',
   },
   jobQueueAge: {
     name: 'healthspan_job_queue_age_seconds',
@@ -118,7 +118,7 @@ export const METRIC_CATALOG = {
 export type MetricKey = keyof typeof METRIC_CATALOG;
 
 /** The job states the `healthspan_jobs` gauge reports; completed jobs only wait to be cleaned. */
-export const GAUGED_JOB_STATES = ['pending', 'running', 'retrying', 'failed'] as const;
+export const GAUGED_JOB_STATES = ['pending', 'running', 'retrying', 'held', 'failed'] as const;
 
 /** The statuses the `healthspan_webhook_endpoints` gauge reports, 0 when none. */
 export const ENDPOINT_STATUSES = ['enabled', 'disabled'] as const;

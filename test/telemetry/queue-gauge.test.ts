@@ -87,8 +87,10 @@ describe('queue gauges', () => {
     expect(jobs.get('test pipeline.score failed')).toBe(1);
     expect(jobs.get('test pipeline.score pending')).toBe(1);
     expect(jobs.get('test webhook.deliver pending')).toBe(0);
+    // Held jobs (a deactivated account's) are counted apart: test/queue/held-jobs.test.ts.
+    expect(jobs.get('live pipeline.score held')).toBe(0);
     // Every mode, type and state, zero included.
-    expect(jobs.size).toBe(2 * 4 * 4);
+    expect(jobs.size).toBe(2 * 4 * 5);
     expect([...jobs.values()].reduce((a, b) => a + b, 0)).toBe(7);
   });
 

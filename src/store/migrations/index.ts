@@ -14,6 +14,7 @@ import * as m0011 from './0011_sandbox.js';
 import * as m0012 from './0012_self_service.js';
 import * as m0013 from './0013_endpoint_attempts.js';
 import * as m0014 from './0014_attempt_retention.js';
+import * as m0015 from './0015_held_jobs.js';
 import * as m0016 from './0016_console_sessions.js';
 
 export interface DialectMigration {
@@ -36,5 +37,6 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0012_self_service': m0012,
   '0013_endpoint_attempts': m0013,
   '0014_attempt_retention': m0014,
+  '0015_held_jobs': m0015,
   '0016_console_sessions': m0016,
 };

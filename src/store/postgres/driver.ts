@@ -22,7 +22,7 @@ import {
 } from '../rows.js';
 import {
   availableValues,
-  CLAIMED_COLUMNS,
+  CLAIM_RETURNING,
   claimIdempotencyKey,
   dueJobs,
   heldBy,
@@ -143,9 +143,10 @@ function queue(db: Kysely<Database>, runner: PreparedRunner): Pick<Driver, 'clai
               () => dueJobs(db, typeCount).forUpdate().skipLocked(),
             )
             .updateTable('jobs')
+            .from('due')
             .set(LEASE)
-            .where('id', 'in', (eb) => eb.selectFrom('due').select('due.id'))
-            .returning(CLAIMED_COLUMNS)
+            .whereRef('jobs.id', '=', 'due.id')
+            .returning(CLAIM_RETURNING)
             .compile(),
         ),
       );

@@ -7,6 +7,7 @@ import type { Database } from '../database.js';
 import type { Driver } from '../driver.js';
 import { newId } from '../ids.js';
 import type { AuditRepository } from './audit.js';
+import { holdWaitingJobs, releaseHeldJobs } from './held-jobs.js';
 
 export interface Tenant {
   tenantId: string;
@@ -117,6 +118,7 @@ export class AccountsRepository {
         .where('mode', '=', 'live')
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) === 0) throw new NotFoundError('tenant', tenantId);
+      await (active ? releaseHeldJobs : holdWaitingJobs)(trx, tenantId, now);
       await bumpAuthEpoch(trx);
       await this.audit.record(
         trx,

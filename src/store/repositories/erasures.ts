@@ -2,13 +2,13 @@ import type { AuditOrigin } from '../../domain/audit.js';
 import type { NewJob } from '../../jobs/types.js';
 import { iso, isoOrNull } from '../codec.js';
 import type { Driver } from '../driver.js';
+import { ERASURE_JOB_TYPE } from '../erasure-job-type.js';
 import { newId, subjectIdFor } from '../ids.js';
 import type { Executor } from '../prepared.js';
 import type { AuditRepository } from './audit.js';
 import type { JobsRepository } from './jobs.js';
 
-/** The job kind that erases one submission of an erasure (`lifecycle/erasure-job.ts` runs it). */
-export const ERASURE_JOB_TYPE = 'subject.erase';
+export { ERASURE_JOB_TYPE };
 
 /** What one erasure removed. */
 export interface ErasureCounts {
@@ -33,7 +33,8 @@ export interface Sealer {
   open(sealed: string, context: string): string;
 }
 
-const UNFINISHED = ['pending', 'running', 'retrying'];
+// A held erasure (its account deactivated) is still under way: it runs on reactivation.
+const UNFINISHED = ['pending', 'running', 'retrying', 'held'];
 
 type ErasureRow = {
   id: string;

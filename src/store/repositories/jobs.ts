@@ -8,7 +8,7 @@ import { type Executor, type NamedQuery, namedQuery, slot } from '../prepared.js
 import { jobRow } from '../rows.js';
 import { CLAIMED_COLUMNS, insertJob } from '../statements.js';
 
-function toClaimed(row: ClaimedRow): ClaimedJob {
+function toClaimed(row: Omit<ClaimedRow, 'status'>): ClaimedJob {
   return {
     id: row.id,
     tenantId: row.tenant_id,
@@ -84,6 +84,7 @@ export class JobsRepository {
         .where(sql.raw<boolean>(status))
         .groupBy([sql`1`, 'type', 'status']);
     const rows = await part(`status in ('pending', 'retrying')`, true)
+      .unionAll(part(`status = 'held'`, false))
       .unionAll(part(`status = 'running'`, false))
       .unionAll(part(`status = 'failed'`, false))
       .execute();
@@ -167,7 +168,11 @@ export class JobsRepository {
     };
     for (const [i, type] of types.entries()) values[`type${i}`] = type;
     const rows = await this.driver.claimJobs(db, types.length, values);
-    return rows.map(toClaimed).sort((a, b) => a.id.localeCompare(b.id));
+    // Jobs of a deactivated account were set aside (`held`) by the same statement, not claimed.
+    return rows
+      .filter((r) => r.status === 'running')
+      .map(toClaimed)
+      .sort((a, b) => a.id.localeCompare(b.id));
   }
 
   /** Extends the leases this worker still holds; returns the ids it no longer holds. */

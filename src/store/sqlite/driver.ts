@@ -11,7 +11,7 @@ import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
 import type { ArtifactRow, ResultRow } from '../rows.js';
 import {
   availableValues,
-  CLAIMED_COLUMNS,
+  CLAIM_RETURNING,
   dueJobs,
   heldBy,
   insertArtifact,
@@ -224,9 +224,10 @@ class SqliteDriver implements Driver {
       query = namedQuery(
         this.db
           .updateTable('jobs')
+          .from(dueJobs(this.db, typeCount).as('due'))
           .set(LEASE)
-          .where('id', 'in', dueJobs(this.db, typeCount))
-          .returning(CLAIMED_COLUMNS)
+          .whereRef('jobs.id', '=', 'due.id')
+          .returning(CLAIM_RETURNING)
           .compile(),
       );
       this.claims.set(typeCount, query);
