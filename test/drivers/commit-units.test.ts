@@ -512,6 +512,33 @@ const steps: Array<[string, (c: Context) => Promise<unknown>]> = [
     },
   ],
   [
+    'listen: an answer reported twice under one delivery id, read back as one attempt',
+    async ({ s, tenantId }) => {
+      const tenant = s.store.forTenant(tenantId);
+      const event = await s.store.driver.db
+        .selectFrom('webhook_events')
+        .innerJoin('results', 'results.id', 'webhook_events.result_id')
+        .innerJoin('submissions', 'submissions.id', 'results.submission_id')
+        .select('webhook_events.id')
+        .where('submissions.partner_submission_id', '=', 'ps-key-a')
+        .executeTakeFirstOrThrow();
+      const answer = {
+        eventId: event.id,
+        deliveryId: '2d0f8e9a-6a4b-4b8e-9d1c-3f5e7a9b1c2d',
+        url: 'http://localhost:3000/webhooks',
+        statusCode: 200,
+        errorClass: null,
+        latencyMs: 12,
+        responseText: 'ok',
+        startedAt: s.clock.date(),
+      };
+      const first = await tenant.listen.recordAnswer(answer);
+      const again = await tenant.listen.recordAnswer(answer);
+      const detail = await tenant.events.get(event.id, READER);
+      return [first, again, detail?.attempts.filter((a) => a.kind === 'listen').length];
+    },
+  ],
+  [
     'the worker at shutdown: a running job handed back',
     async ({ s, tenantId }) => {
       const { jobs, batcher } = s.store.system;
