@@ -115,13 +115,13 @@ describe('Prometheus metrics', () => {
     const samples = await waitUntil(
       async () => {
         const s = await prometheus.query(`max by (type, state) (healthspan_jobs)`);
-        return s.length === 20 && s.every((x) => x.value === 0) ? s : undefined;
+        return s.length === 25 && s.every((x) => x.value === 0) ? s : undefined;
       },
       30_000,
-      'the queue gauge to show 5 types × 4 states, all zero',
+      'the queue gauge to show 5 types × 5 states, all zero',
     );
     expect(new Set(samples.map((s) => s.metric.state))).toEqual(
-      new Set(['pending', 'running', 'retrying', 'failed']),
+      new Set(['pending', 'running', 'retrying', 'held', 'failed']),
     );
     await prometheus.valueOnce(`max(healthspan_job_queue_age_seconds)`, (v) => v === 0);
   });
