@@ -374,6 +374,17 @@ const receiver = new TestReceiver();
 let url: string;
 
 /** The scenario, step by step; each step's answer is compared, normalised, with one run's. */
+/** The event of a submission both stores have, by its reference (event ids derive from random result ids). */
+function eventOf(store: Store, partnerSubmissionId: string): Promise<{ id: string }> {
+  return store.driver.db
+    .selectFrom('webhook_events')
+    .innerJoin('results', 'results.id', 'webhook_events.result_id')
+    .innerJoin('submissions', 'submissions.id', 'results.submission_id')
+    .select('webhook_events.id')
+    .where('submissions.partner_submission_id', '=', partnerSubmissionId)
+    .executeTakeFirstOrThrow();
+}
+
 const steps: Array<[string, (c: Context) => Promise<unknown>]> = [
   [
     'ingest: three submissions created, a replay recorded and a mismatch refused',
@@ -485,14 +496,7 @@ const steps: Array<[string, (c: Context) => Promise<unknown>]> = [
         scheduleMs: SCHEDULE_MS,
         attemptRetentionMs: 30 * DAY,
       });
-      // The event of a submission both stores have (event ids derive from random result ids).
-      const event = await s.store.driver.db
-        .selectFrom('webhook_events')
-        .innerJoin('results', 'results.id', 'webhook_events.result_id')
-        .innerJoin('submissions', 'submissions.id', 'results.submission_id')
-        .select('webhook_events.id')
-        .where('submissions.partner_submission_id', '=', 'ps-key-a')
-        .executeTakeFirstOrThrow();
+      const event = await eventOf(s.store, 'ps-key-a');
       const sent = await resend.redeliver(tenant, event.id, READER);
       await runJobs(s.store, s.clock);
       await s.store.driver.db
@@ -515,13 +519,7 @@ const steps: Array<[string, (c: Context) => Promise<unknown>]> = [
     'listen: an answer reported twice under one delivery id, read back as one attempt',
     async ({ s, tenantId }) => {
       const tenant = s.store.forTenant(tenantId);
-      const event = await s.store.driver.db
-        .selectFrom('webhook_events')
-        .innerJoin('results', 'results.id', 'webhook_events.result_id')
-        .innerJoin('submissions', 'submissions.id', 'results.submission_id')
-        .select('webhook_events.id')
-        .where('submissions.partner_submission_id', '=', 'ps-key-a')
-        .executeTakeFirstOrThrow();
+      const event = await eventOf(s.store, 'ps-key-a');
       const answer = {
         eventId: event.id,
         deliveryId: '2d0f8e9a-6a4b-4b8e-9d1c-3f5e7a9b1c2d',
