@@ -1,11 +1,14 @@
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
-import { consoleLink } from '../helpers/console.js';
+import {
+  axeViolations,
+  enter,
+  freePort,
+  shot,
+  signedInContext as signedInWith,
+  tabTo,
+} from '../helpers/console-browser.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
@@ -23,33 +26,10 @@ import {
  * also loaded with JavaScript off. `npm run docs:console` keeps the screenshots it takes.
  */
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
-
-// What the page.evaluate callbacks use in Chromium (tsconfig has no DOM lib of its own).
-interface AxeResult {
-  violations: Array<{ id: string; nodes: Array<{ target: unknown }> }>;
-}
-declare const axe: { run(context: unknown, options: unknown): Promise<AxeResult> };
-declare const document: {
-  activeElement: { id: string; textContent: string | null; tagName: string } | null;
-};
-
 let browser: Browser;
 let service: TestService;
 let account: TestAccount;
 let completedId: string;
-
-/** A free loopback port, so PUBLIC_BASE_URL (the links' base) is the service's real address. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
 
 beforeAll(async () => {
   const port = await freePort();
@@ -69,51 +49,8 @@ afterAll(async () => {
   await service?.stop();
 });
 
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const result = await page.evaluate(
-    (tags) => axe.run(document, { runOnly: { type: 'tag', values: tags } }),
-    AXE_TAGS,
-  );
-  return result.violations.map((v) => `${v.id}: ${JSON.stringify(v.nodes.map((n) => n.target))}`);
-}
-
-async function signedInContext(
-  javaScriptEnabled: boolean,
-  scope = 'manage',
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ javaScriptEnabled, viewport: { width: 1200, height: 900 } });
-  const page = await context.newPage();
-  const link = await consoleLink(service, account.apiKey, { scope });
-  await page.goto(String(link.json.url));
-  expect(new URL(page.url()).pathname).toBe('/console/');
-  expect(page.url()).not.toContain('token');
-  return { context, page };
-}
-
-/** Presses Enter on what has the focus and waits for the page it leads to. */
-async function enter(page: Page): Promise<void> {
-  await Promise.all([page.waitForEvent('load'), page.keyboard.press('Enter')]);
-}
-
-/** Tabs until the focused element's text is `text` (keyboard only). */
-async function tabTo(page: Page, text: string): Promise<void> {
-  for (let i = 0; i < 40; i++) {
-    await page.keyboard.press('Tab');
-    const focused = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
-    if (focused === text) return;
-  }
-  throw new Error(`never reached "${text}" with Tab`);
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  mkdirSync(path.join(ROOT, 'test-output'), { recursive: true });
-  const file = path.join(ROOT, `test-output/console-${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  if (process.env.UPDATE_DOCS_IMAGES === '1') {
-    mkdirSync(path.join(ROOT, 'docs/images'), { recursive: true });
-    copyFileSync(file, path.join(ROOT, `docs/images/console-${name}.png`));
-  }
+function signedInContext(javaScriptEnabled: boolean, scope: 'read' | 'manage' = 'manage') {
+  return signedInWith(browser, service, account.apiKey, { javaScriptEnabled, scope });
 }
 
 describe('the console in Chromium', () => {

@@ -9,12 +9,16 @@ export interface Frame {
   /** Whether the session may switch modes (a test key's session stays in test mode). */
   canSwitch: boolean;
   scope: 'read' | 'manage';
-  current: 'overview' | 'submissions';
+  current: 'overview' | 'submissions' | 'callbacks' | 'keys' | 'audit' | 'erasures';
 }
 
 const NAV: Array<{ id: Frame['current']; href: string; label: string }> = [
   { id: 'overview', href: '/console/', label: 'Overview' },
   { id: 'submissions', href: '/console/submissions', label: 'Submissions' },
+  { id: 'callbacks', href: '/console/callbacks', label: 'Callbacks' },
+  { id: 'keys', href: '/console/keys', label: 'API keys' },
+  { id: 'audit', href: '/console/audit', label: 'Audit trail' },
+  { id: 'erasures', href: '/console/erasures', label: 'Erasures' },
 ];
 
 /** A whole page as HTML: preact escapes every text and attribute value it is given. */
