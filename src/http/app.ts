@@ -333,5 +333,6 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
     cookie: new SessionCookie(config.publicBaseUrl.startsWith('https://')),
     frameAncestors: config.consoleFrameAncestors,
     callbacks: deps.testEvents,
+    keysChanged: () => deps.authenticator.invalidate(),
   });
 }

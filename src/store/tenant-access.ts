@@ -21,6 +21,7 @@ import type { ResultExportSource, ResultRecord } from './repositories/results.js
 import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
 import type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
+import type { TenantKeys } from './repositories/tenant-keys.js';
 import type { TenantWebhookEndpoint } from './repositories/webhook-endpoint.js';
 
 /**
@@ -72,6 +73,11 @@ export interface TenantAccess {
     /** The account's audit events, newest first. */
     list(query: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }>;
   };
+  /**
+   * The account's API keys (a live account's with its sandbox's): list, issue, revoke; issuing
+   * and revoking are audited (`key.created`, `key.revoked`) as the operator's commands are.
+   */
+  readonly keys: Pick<TenantKeys, 'list' | 'create' | 'revoke'>;
   /**
    * The callback endpoints of the account's partner credentials (one per credential and mode):
    * read, set, rotate, delete, enable; every change audited in its own transaction.
@@ -147,6 +153,7 @@ export interface ArtifactGateway {
   forArtifact(artifactId: string): Promise<TenantAccess | undefined>;
 }
 
+export type { KeyListing } from './repositories/accounts.js';
 export type { AuditCursor, AuditQuery } from './repositories/audit.js';
 export type { ActivityRecord, ActivitySubmission } from './repositories/console-activity.js';
 export type {
@@ -186,6 +193,7 @@ export type {
 } from './repositories/submission-list.js';
 export type { JobRecord, SubmissionRecord } from './repositories/submissions.js';
 export type { ArtifactRecreation, DownloadableArtifact } from './repositories/tenant-artifacts.js';
+export type { KeyCreateOutcome, NewAccountKey } from './repositories/tenant-keys.js';
 export type {
   EndpointState,
   EndpointStatus,

@@ -9,6 +9,7 @@ import { TenantResults } from './repositories/results.js';
 import { TenantSubmissionList } from './repositories/submission-list.js';
 import { TenantSubmissions } from './repositories/submissions.js';
 import { TenantArtifacts } from './repositories/tenant-artifacts.js';
+import { TenantKeys } from './repositories/tenant-keys.js';
 import { TenantWebhookEndpoint } from './repositories/webhook-endpoint.js';
 import type { AuditEntry } from './rows.js';
 import type { SystemStore } from './system-store.js';
@@ -45,6 +46,7 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
     artifacts: artifactsOf(scope),
     erasures: erasuresOf(scope),
     audit: { list: (query) => system.audit.list(tenantId, query) },
+    keys: new TenantKeys(deps.driver.db, tenantId, system.accounts),
     webhookEndpoint: new TenantWebhookEndpoint(deps.driver, tenantId, {
       committer: system.batcher,
       webhooks: system.webhooks,

@@ -41,9 +41,16 @@ dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
 dt { color: var(--muted); }
 dd { margin: 0; }
 .preview { width: 100%; height: 32rem; border: 1px solid var(--line); }
+.notice { border-left: 4px solid var(--ok); padding: .25rem .75rem; }
+.warning { border-left: 4px solid var(--bad); padding: .25rem .75rem; }
+.secret { border: 2px solid var(--accent); border-radius: 4px; padding: .5rem 1rem; margin: 1rem 0; }
+.secret-value { display: inline-block; padding: .4rem .6rem; background: #f3f5f7; border: 1px solid var(--line); word-break: break-all; user-select: all; }
 `;
 
-/** Enhancement only: submitting a filter form leaves out empty fields, for shorter addresses. */
+/**
+ * Enhancement only: submitting a filter form leaves out empty fields, for shorter addresses; a
+ * copy button (hidden without the script) copies the text of the element its data-copy names.
+ */
 export const CONSOLE_JS = `'use strict';
 document.addEventListener('submit', function (event) {
   var form = event.target;
@@ -52,5 +59,21 @@ document.addEventListener('submit', function (event) {
     var el = form.elements[i];
     if ((el instanceof HTMLInputElement || el instanceof HTMLSelectElement) && el.name && el.value === '') el.disabled = true;
   }
+});
+document.addEventListener('click', function (event) {
+  var button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
+  if (!button) return;
+  var source = document.getElementById(button.getAttribute('data-copy'));
+  var status = document.getElementById('copy-status');
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent.trim()).then(
+    function () { if (status) status.textContent = 'Copied.'; },
+    function () { if (status) status.textContent = 'Could not copy: select the text and copy it.'; },
+  );
+});
+document.addEventListener('DOMContentLoaded', function () {
+  if (!navigator.clipboard) return;
+  var buttons = document.querySelectorAll('button[data-copy]');
+  for (var i = 0; i < buttons.length; i++) buttons[i].hidden = false;
 });
 `;

@@ -22,6 +22,8 @@ export interface ConsoleOptions {
   frameAncestors: readonly string[];
   /** Sends a result's callback again within the account it is handed (a redelivery, same event id). */
   callbacks: TestEventSender;
+  /** Called after the console revokes a key: this process's key cache drops it at once. */
+  keysChanged: () => void;
 }
 
 const SIGNED_OUT = [

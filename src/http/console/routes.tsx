@@ -3,8 +3,10 @@ import type { ApiMode } from '../../domain/mode.js';
 import { ApiError } from '../errors.js';
 import { consoleActionRoutes } from './actions.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
+import { consoleAuditRoutes } from './audit-routes.js';
 import { type ConsoleOptions, checkCsrf, html, signedIn } from './context.js';
 import { consoleHeaders } from './headers.js';
+import { consoleKeyRoutes } from './key-routes.js';
 import { consolePageRoutes } from './page-routes.js';
 import { messagePage } from './pages/layout.js';
 import { hashSecret, newSecret } from './tokens.js';
@@ -36,6 +38,8 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
   // The options this plugin got carry its prefix: the pages' plugin adds none of its own.
   await app.register(consolePageRoutes, { ...opts, prefix: '' });
   await app.register(consoleActionRoutes, { ...opts, prefix: '' });
+  await app.register(consoleKeyRoutes, { ...opts, prefix: '' });
+  await app.register(consoleAuditRoutes, { ...opts, prefix: '' });
 
   app.get('/sign-in', async (request, reply) => {
     const token = (request.query as Record<string, unknown>).token;

@@ -6,9 +6,10 @@ import {
   AUDIT_ACTOR_TYPES,
   AUDIT_OUTCOMES,
   AUDIT_RESOURCE_TYPES,
+  type AuditEvent,
 } from '../../domain/audit.js';
 import { isUuid } from '../../domain/ids.js';
-import type { AuditCursor } from '../../store/tenant-access.js';
+import type { AuditCursor, TenantAccess } from '../../store/tenant-access.js';
 import { tenantOf } from '../auth.js';
 import { ApiError } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
@@ -95,33 +96,44 @@ function decodeCursor(text: string): AuditCursor | undefined {
   }
 }
 
-export async function auditRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/v1/audit-events', { config: { auth: true } }, async (request) => {
-    const parsed = auditQuery.safeParse(request.query);
-    const cursor =
-      parsed.success && parsed.data.cursor !== undefined ? decodeCursor(parsed.data.cursor) : undefined;
-    if (!parsed.success || (parsed.data.cursor !== undefined && !cursor)) {
-      const fieldErrors: Record<string, string[]> = {};
-      if (!parsed.success) {
-        for (const issue of parsed.error.issues) {
-          const key = `query.${issue.path.join('.')}`;
-          fieldErrors[key] = [
-            key === 'query.limit' ? 'limit must be a whole number from 1 to 200.' : 'cursor is not valid.',
-          ];
-        }
-      } else {
-        fieldErrors['query.cursor'] = [
-          'cursor is not valid; pass nextCursor from the previous page as it is.',
+/** The API's audit query (limit, cursor), or its `400` with the field errors. */
+export function parseAuditQuery(query: unknown): { limit: number; after: AuditCursor | undefined } {
+  const parsed = auditQuery.safeParse(query);
+  const cursor =
+    parsed.success && parsed.data.cursor !== undefined ? decodeCursor(parsed.data.cursor) : undefined;
+  if (!parsed.success || (parsed.data.cursor !== undefined && !cursor)) {
+    const fieldErrors: Record<string, string[]> = {};
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const key = `query.${issue.path.join('.')}`;
+        fieldErrors[key] = [
+          key === 'query.limit' ? 'limit must be a whole number from 1 to 200.' : 'cursor is not valid.',
         ];
       }
-      throw ApiError.validation({ formErrors: [], fieldErrors });
+    } else {
+      fieldErrors['query.cursor'] = ['cursor is not valid; pass nextCursor from the previous page as it is.'];
     }
-    const page = await tenantOf(request).audit.list({ limit: parsed.data.limit, after: cursor });
-    const last = page.items.at(-1);
-    return {
-      items: page.items,
-      nextCursor:
-        page.more && last ? encodeCursor({ occurredAt: last.occurredAt, eventId: last.eventId }) : null,
-    };
-  });
+    throw ApiError.validation({ formErrors: [], fieldErrors });
+  }
+  return { limit: parsed.data.limit, after: cursor };
+}
+
+/** A page of the account's audit trail, newest first: the API's answer and the console's list. */
+export async function findAuditEvents(
+  tenant: TenantAccess,
+  query: { limit: number; after: AuditCursor | undefined },
+): Promise<{ items: AuditEvent[]; nextCursor: string | null }> {
+  const page = await tenant.audit.list(query);
+  const last = page.items.at(-1);
+  return {
+    items: page.items,
+    nextCursor:
+      page.more && last ? encodeCursor({ occurredAt: last.occurredAt, eventId: last.eventId }) : null,
+  };
+}
+
+export async function auditRoutes(app: FastifyInstance): Promise<void> {
+  app.get('/v1/audit-events', { config: { auth: true } }, async (request) =>
+    findAuditEvents(tenantOf(request), parseAuditQuery(request.query)),
+  );
 }

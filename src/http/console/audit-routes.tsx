@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import type { AuditEvent } from '../../domain/audit.js';
+import { ApiError } from '../errors.js';
+import { findAuditEvents, parseAuditQuery } from '../routes/audit-events.js';
+import { type ConsoleOptions, frameOf, html, signedIn, tenantOfState } from './context.js';
+import { AuditTrail } from './pages/audit.js';
+import { Layout, page } from './pages/layout.js';
+
+/** The first message of a `400` from the API's audit query, or undefined for any other error. */
+function queryErrorOf(error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || error.statusCode !== 400 || !error.details) return undefined;
+  if (Array.isArray(error.details)) return undefined;
+  const messages = Object.values(error.details.fieldErrors).flat();
+  return messages[0] ?? 'Not valid.';
+}
+
+/** /console/audit: the shown mode's audit trail through the API's own query and paging. */
+export async function consoleAuditRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
+  app.get('/audit', async (request, reply) => {
+    const state = await signedIn(request, reply, opts);
+    if (!state) return reply;
+    const tenant = tenantOfState(state);
+    const raw = (request.query ?? {}) as Record<string, unknown>;
+    const limit = typeof raw.limit === 'string' ? raw.limit.trim() : '';
+    let found: { items: AuditEvent[]; nextCursor: string | null } = { items: [], nextCursor: null };
+    let error: string | undefined;
+    try {
+      const query = parseAuditQuery({ ...raw, limit: limit === '' ? undefined : limit });
+      found = await findAuditEvents(tenant, query);
+    } catch (caught) {
+      error = queryErrorOf(caught);
+      if (error === undefined) throw caught;
+      reply.code(400);
+    }
+    // The keys that acted, named as the keys page names them.
+    const keys = await opts.tenants.forTenant(state.session.tenantId).keys.list();
+    const prefixes = new Map(keys.map((k) => [k.keyId, k.prefix]));
+    return html(
+      reply,
+      page(
+        'Audit trail',
+        <Layout frame={frameOf(state, 'audit')} title="Audit trail">
+          <AuditTrail view={{ ...found, limit, prefixes, error }} />
+        </Layout>,
+      ),
+    );
+  });
+}
