@@ -75,6 +75,9 @@ export function AuditTrail({ view }: { view: AuditView }) {
                 <td>{AUDIT_ACTION_LABELS[e.action]}</td>
                 <td>
                   {AUDIT_RESOURCE_LABELS[e.resourceType]} <code>{e.resourceId}</code>
+                  {e.resourceType === 'api_key' && view.prefixes.has(e.resourceId)
+                    ? ` (${view.prefixes.get(e.resourceId)}…)`
+                    : null}
                 </td>
                 <td>{actorLabel(e.actor, view.prefixes)}</td>
                 <td>
