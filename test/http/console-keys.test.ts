@@ -161,6 +161,24 @@ describe('/console/keys', () => {
     expect((await consoleGet(service, '/console/keys', cookie)).res.status).toBe(200);
   });
 
+  it('answers every keys and audit page, the new key’s included, with the console headers and no-store', async () => {
+    const own = await createAccount(service);
+    const cookie = await signIn(service, own.apiKey, { scope: 'manage' });
+    const { made } = await createFromConsole(cookie, { mode: 'test', expiresIn: '90d' });
+    expect(made.text).toContain('Your new test key');
+    const pages = [
+      made.res,
+      (await consoleGet(service, '/console/keys', cookie)).res,
+      (await consoleGet(service, `/console/keys/${own.keyId}/revoke`, cookie)).res,
+      (await consoleGet(service, '/console/audit', cookie)).res,
+    ];
+    for (const res of pages) {
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    }
+  });
+
   it("another account's key id is a 404 page, and that key stays usable", async () => {
     const own = await createAccount(service);
     const other = await createAccount(service);
