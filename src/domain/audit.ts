@@ -62,10 +62,13 @@ export const AUDIT_ACTOR_TYPES = [
 
 /**
  * Who acted: a partner's API key (by its id, never the key), an operator, the service, a signed
- * link, or a console session (with the key that asked for its link; its id is the correlation id).
+ * link, or a console session: `id` is the session's, `keyId` the key that asked for its link
+ * (none for an operator's link).
  */
 export interface AuditActor {
   type: (typeof AUDIT_ACTOR_TYPES)[number];
+  /** The acting session's id (`console_session` only). */
+  id?: string;
   keyId?: string;
 }
 

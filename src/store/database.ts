@@ -247,6 +247,8 @@ export interface AuditEventTable {
   resource_type: string;
   resource_id: string;
   actor_type: string;
+  /** The console session that acted (`0017_console_actor`); null for every other actor. */
+  actor_id: string | null;
   actor_key_id: string | null;
   request_id: string;
   correlation_id: string | null;

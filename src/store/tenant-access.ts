@@ -6,7 +6,7 @@ import type {
   ConsoleSessionRecord,
   NewConsoleLink,
 } from './repositories/console-sessions.js';
-import type { ErasureRecord } from './repositories/erasures.js';
+import type { ErasureCursor, ErasureRecord } from './repositories/erasures.js';
 import type {
   RecoveryRecord,
   RecoveryStart,
@@ -68,6 +68,11 @@ export interface TenantAccess {
     /** Requests the erasure of every submission of the subject (docs/data-lifecycle.md). */
     request(partnerSubjectId: string, origin: AuditOrigin): Promise<ErasureRecord>;
     get(erasureId: string): Promise<ErasureRecord | undefined>;
+    /** The account's erasures, newest first (the console's list). */
+    list(query: { limit: number; after?: ErasureCursor | undefined }): Promise<{
+      items: ErasureRecord[];
+      more: boolean;
+    }>;
   };
   readonly audit: {
     /** The account's audit events, newest first. */
@@ -164,7 +169,7 @@ export type {
   NewConsoleLink,
 } from './repositories/console-sessions.js';
 export { sessionOrigin } from './repositories/console-sessions.js';
-export type { ErasureRecord } from './repositories/erasures.js';
+export type { ErasureCursor, ErasureRecord } from './repositories/erasures.js';
 export type {
   RecoveryRecord,
   RecoveryStart,

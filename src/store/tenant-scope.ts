@@ -149,6 +149,7 @@ function erasuresOf({ system, tenantId, clock }: Scope): TenantAccess['erasures'
       return erasure;
     },
     get: (erasureId) => system.erasures.get(tenantId, erasureId),
+    list: (query) => system.erasures.list(tenantId, query),
   };
 }
 

@@ -66,7 +66,9 @@ describe('healthspan console link', () => {
     expect(page.text).toContain('Switch to test mode');
     const { items } = await service.store.forTenant(own.tenantId).audit.list({ limit: 10 });
     expect(items.find((e) => e.action === 'console.link_created')?.actor).toEqual({ type: 'operator' });
-    expect(items.find((e) => e.action === 'console.signed_in')?.actor).toEqual({ type: 'console_session' });
+    // An operator's link: the session acts with no key behind it.
+    const signedIn = items.find((e) => e.action === 'console.signed_in');
+    expect(signedIn?.actor).toEqual({ type: 'console_session', id: signedIn?.resourceId });
     // Test mode before the account has one: refused, naming the way to start it.
     const test = await cliFor(service, ['console', 'link', '--partner', own.partnerId, '--mode', 'test']);
     expect(test.code).toBe(1);
@@ -269,10 +271,12 @@ describe('scopes and the audit trail', () => {
     const created = items.find((e) => e.action === 'console.link_created');
     const signedIn = items.find((e) => e.action === 'console.signed_in');
     expect(created?.actor).toEqual({ type: 'api_key', keyId: own.keyId });
-    expect(signedIn?.actor).toEqual({ type: 'console_session', keyId: own.keyId });
-    expect(signedIn?.correlationId).toBe(`console_session:${signedIn?.resourceId}`);
-    const overview = items.filter((e) => e.correlationId === signedIn?.correlationId);
-    expect(overview.length).toBeGreaterThan(0);
+    // The session is the actor, by its id, beside the key that made it; the correlation id is
+    // the request's own (none sent here).
+    expect(signedIn?.actor).toEqual({ type: 'console_session', id: signedIn?.resourceId, keyId: own.keyId });
+    expect(signedIn?.correlationId).toBeUndefined();
+    const bySession = items.filter((e) => e.actor.id === signedIn?.resourceId);
+    expect(bySession.map((e) => e.action)).toEqual(['console.signed_in']);
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { cliFor, setCallback } from '../helpers/cli.js';
+import { openLink, signIn } from '../helpers/console.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
@@ -24,7 +25,7 @@ interface Event {
   action: string;
   resourceType: string;
   resourceId: string;
-  actor: { type: string; keyId?: string };
+  actor: { type: string; id?: string; keyId?: string };
   requestId: string;
   correlationId?: string;
   outcome: string;
@@ -250,5 +251,49 @@ describe('the audit trail', () => {
     expect(
       (await cliFor(ctx.service, ['audit', 'list', '--tenant', account.tenantId, '--action', 'nope'])).code,
     ).toBe(1);
+  });
+
+  it('names a console session as the actor by its id (its own column), with the key that made it', async () => {
+    const account = await createAccount(ctx.service);
+    await signIn(ctx.service, account.apiKey, { scope: 'manage' });
+    const made = await cliFor(ctx.service, ['console', 'link', '--partner', account.partnerId]);
+    expect((await openLink(ctx.service, String(made.json?.url))).res.status).toBe(303);
+
+    const events = await allEvents(account);
+    const signIns = events.filter((e) => e.action === 'console.signed_in');
+    expect(signIns).toHaveLength(2);
+    const byKey = signIns.find((e) => e.actor.keyId !== undefined);
+    const byOperator = signIns.find((e) => e.actor.keyId === undefined);
+    expect(byKey!.actor).toEqual({ type: 'console_session', id: byKey!.resourceId, keyId: account.keyId });
+    // An operator's link: no key made the session.
+    expect(byOperator!.actor).toEqual({ type: 'console_session', id: byOperator!.resourceId });
+    expect(byKey!.correlationId).toBeUndefined();
+    // Only a session is named by an actor id.
+    const created = events.find((e) => e.action === 'console.link_created' && e.actor.type === 'api_key');
+    expect(created!.actor).toEqual({ type: 'api_key', keyId: account.keyId });
+
+    const row = await ctx.service.store.driver.db
+      .selectFrom('audit_events')
+      .select(['actor_type', 'actor_id', 'actor_key_id', 'correlation_id'])
+      .where('id', '=', byKey!.eventId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      actor_type: 'console_session',
+      actor_id: byKey!.resourceId,
+      actor_key_id: account.keyId,
+      correlation_id: null,
+    });
+
+    const listed = await cliFor(ctx.service, [
+      'audit',
+      'list',
+      '--tenant',
+      account.tenantId,
+      '--action',
+      'console.signed_in',
+    ]);
+    const listedActors = (listed.json as { events: Event[] }).events.map((e) => e.actor);
+    expect(listedActors).toHaveLength(2);
+    expect(listedActors).toEqual(expect.arrayContaining([byOperator!.actor, byKey!.actor]));
   });
 });

@@ -120,6 +120,7 @@ describe('migrations', () => {
     const typed = {
       id: 'uuid',
       tenant_id: 'uuid',
+      actor_id: 'uuid',
       actor_key_id: 'uuid',
       occurred_at: 'timestamptz',
     } as const;

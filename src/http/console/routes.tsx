@@ -5,6 +5,7 @@ import { consoleActionRoutes } from './actions.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { consoleAuditRoutes } from './audit-routes.js';
 import { type ConsoleOptions, checkCsrf, html, signedIn } from './context.js';
+import { consoleErasureRoutes } from './erasure-routes.js';
 import { consoleHeaders } from './headers.js';
 import { consoleKeyRoutes } from './key-routes.js';
 import { consolePageRoutes } from './page-routes.js';
@@ -40,6 +41,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
   await app.register(consoleActionRoutes, { ...opts, prefix: '' });
   await app.register(consoleKeyRoutes, { ...opts, prefix: '' });
   await app.register(consoleAuditRoutes, { ...opts, prefix: '' });
+  await app.register(consoleErasureRoutes, { ...opts, prefix: '' });
 
   app.get('/sign-in', async (request, reply) => {
     const token = (request.query as Record<string, unknown>).token;

@@ -8,6 +8,7 @@ import type {
   TenantGateway,
 } from '../../store/tenant-access.js';
 import { sessionOrigin } from '../../store/tenant-access.js';
+import { correlationIdOf } from '../errors.js';
 import type { CsrfTokens } from './tokens.js';
 import { hashSecret } from './tokens.js';
 
@@ -89,7 +90,12 @@ export async function loadSession(
       session,
       tenant: tenantId === undefined ? undefined : deps.tenants.forTenant(tenantId),
       csrf: deps.csrf.for(session.sessionId),
-      origin: sessionOrigin(session.sessionId, session.keyId, request.id),
+      origin: sessionOrigin(
+        session.sessionId,
+        session.keyId,
+        request.id,
+        correlationIdOf(request)?.slice(0, 255),
+      ),
     },
   };
 }

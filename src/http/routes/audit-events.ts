@@ -28,7 +28,18 @@ export const auditEventSchema = z
       .meta({ description: "The service's id of the resource (never your own references)" }),
     actor: z.object({
       type: z.enum(AUDIT_ACTOR_TYPES),
-      keyId: z.uuid().optional().meta({ description: 'The API key that acted (its id, never the key)' }),
+      id: z
+        .uuid()
+        .optional()
+        .meta({ description: 'The console session that acted (type console_session): its id' }),
+      keyId: z
+        .uuid()
+        .optional()
+        .meta({
+          description:
+            'The API key that acted, or for a console session the key that asked for its link (its id, never ' +
+            "the key); absent for an operator's",
+        }),
     }),
     requestId: z.string(),
     correlationId: z.string().optional(),

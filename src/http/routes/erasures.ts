@@ -7,7 +7,7 @@ import { ApiError, findOr404 } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
 const isoDateTime = z.iso.datetime({ offset: true });
-const SUBJECT_MAX = 512;
+export const SUBJECT_MAX = 512;
 
 const erasureStatus = z.enum(['pending', 'completed']).meta({
   description: 'pending while submissions are being erased; completed once everything is gone',
@@ -94,6 +94,11 @@ export const erasurePaths: ZodOpenApiPathsObject = {
   },
 };
 
+/** Whether a subject reference may be erased: the API's rule, and the console's. */
+export function isSubjectReference(subject: string): boolean {
+  return subject.length >= 1 && subject.length <= SUBJECT_MAX;
+}
+
 function presentErasure(e: ErasureRecord): z.infer<typeof erasureSchema> {
   return {
     erasureId: e.erasureId,
@@ -111,7 +116,7 @@ export async function erasureRoutes(app: FastifyInstance): Promise<void> {
     { config: { auth: true } },
     async (request, reply) => {
       const subject = request.params.partnerSubjectId;
-      if (subject.length < 1 || subject.length > SUBJECT_MAX) {
+      if (!isSubjectReference(subject)) {
         throw ApiError.validation({
           formErrors: [],
           fieldErrors: {

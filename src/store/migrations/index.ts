@@ -16,6 +16,7 @@ import * as m0013 from './0013_endpoint_attempts.js';
 import * as m0014 from './0014_attempt_retention.js';
 import * as m0015 from './0015_held_jobs.js';
 import * as m0016 from './0016_console_sessions.js';
+import * as m0017 from './0017_console_actor.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, driver: DriverName): Promise<void>;
@@ -39,4 +40,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0014_attempt_retention': m0014,
   '0015_held_jobs': m0015,
   '0016_console_sessions': m0016,
+  '0017_console_actor': m0017,
 };

@@ -91,6 +91,7 @@ export class AuditRepository {
 
 function toEvent(row: Selectable<AuditEventTable>): AuditEvent {
   const actor: AuditActor = { type: row.actor_type as AuditActor['type'] };
+  if (row.actor_id !== null) actor.id = row.actor_id;
   if (row.actor_key_id !== null) actor.keyId = row.actor_key_id;
   const event: AuditEvent = {
     eventId: row.id,

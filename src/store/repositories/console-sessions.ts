@@ -256,14 +256,20 @@ export class ConsoleSessionsRepository {
 }
 
 /**
- * A console session as the audit trail names it: the key that asked for its link, and the
- * session's id as the correlation id, so every action of one sign-in can be found together.
+ * A console session as the audit trail names it: the actor `console_session` with the session's
+ * id, and the key that asked for its link (none for an operator's link). The correlation id
+ * stays the request's own, as the API's: the session's actions are found by the actor's id.
  */
-export function sessionOrigin(sessionId: string, keyId: string | null, requestId: string): AuditOrigin {
+export function sessionOrigin(
+  sessionId: string,
+  keyId: string | null,
+  requestId: string,
+  correlationId?: string,
+): AuditOrigin {
   return {
-    actor: { type: 'console_session', ...(keyId !== null ? { keyId } : {}) },
+    actor: { type: 'console_session', id: sessionId, ...(keyId !== null ? { keyId } : {}) },
     requestId,
-    correlationId: `console_session:${sessionId}`,
+    ...(correlationId !== undefined ? { correlationId } : {}),
   };
 }
 

@@ -27,6 +27,12 @@ export interface ErasureRecord {
   counts: ErasureCounts;
 }
 
+/** Where a page of erasures starts: after this one (newest first). */
+export interface ErasureCursor {
+  requestedAt: string;
+  erasureId: string;
+}
+
 /** Seals the partner's subject reference an erasure keeps to show back (`secret-box.ts`). */
 export interface Sealer {
   seal(plaintext: string, context: string): string;
@@ -179,6 +185,31 @@ export class ErasureRepository {
   /** The account's erasure. */
   get(tenantId: string, erasureId: string): Promise<ErasureRecord | undefined> {
     return this.read(erasureId, tenantId);
+  }
+
+  /** One account's erasures, newest first; `limit + 1` are read to know whether more follow. */
+  async list(
+    tenantId: string,
+    q: { limit: number; after?: ErasureCursor | undefined },
+  ): Promise<{ items: ErasureRecord[]; more: boolean }> {
+    let query = this.driver.db
+      .selectFrom('erasures')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .orderBy('requested_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1);
+    const after = q.after;
+    if (after) {
+      query = query.where((eb) =>
+        eb.or([
+          eb('requested_at', '<', after.requestedAt),
+          eb.and([eb('requested_at', '=', after.requestedAt), eb('id', '<', after.erasureId)]),
+        ]),
+      );
+    }
+    const rows = await query.execute();
+    return { items: rows.slice(0, q.limit).map((row) => this.toRecord(row)), more: rows.length > q.limit };
   }
 
   /** An erasure of any account (the operator's `erasures show`). */

@@ -1149,7 +1149,12 @@ export interface components {
                 type: "api_key" | "operator" | "system" | "download_link" | "console_session";
                 /**
                  * Format: uuid
-                 * @description The API key that acted (its id, never the key)
+                 * @description The console session that acted (type console_session): its id
+                 */
+                id?: string;
+                /**
+                 * Format: uuid
+                 * @description The API key that acted, or for a console session the key that asked for its link (its id, never the key); absent for an operator's
                  */
                 keyId?: string;
             };
