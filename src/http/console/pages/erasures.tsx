@@ -16,7 +16,7 @@ function StatusBadge({ erasure }: { erasure: ErasureRecord }) {
 
 function removed(e: ErasureRecord): string {
   const { submissions, results, artifacts } = e.counts;
-  return `${submissions} submissions, ${results} results, ${artifacts} report files`;
+  return `Submissions: ${submissions}, results: ${results}, report files: ${artifacts}`;
 }
 
 /** One labelled text field, with its error tied to it for screen readers. */
