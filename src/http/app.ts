@@ -332,7 +332,8 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
     csrf: new CsrfTokens(deps.signingSecret),
     cookie: new SessionCookie(config.publicBaseUrl.startsWith('https://')),
     frameAncestors: config.consoleFrameAncestors,
-    callbacks: deps.testEvents,
+    endpoints: deps.webhookEndpoints,
+    events: deps.events,
     keysChanged: () => deps.authenticator.invalidate(),
   });
 }

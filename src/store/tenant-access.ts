@@ -89,7 +89,7 @@ export interface TenantAccess {
    */
   readonly webhookEndpoint: Pick<
     TenantWebhookEndpoint,
-    'state' | 'set' | 'addSecret' | 'remove' | 'enable' | 'read'
+    'state' | 'set' | 'addSecret' | 'remove' | 'enable' | 'read' | 'credentialFor'
   >;
   /** The account's `result.ready` events and their attempts (`webhooks/events.ts` decides on them). */
   readonly events: {

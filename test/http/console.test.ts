@@ -261,7 +261,7 @@ describe('scopes and the audit trail', () => {
     });
     // No callback URL is registered for this account: refused by the action, not by the scope.
     expect(sent.res.status).toBe(409);
-    expect(sent.text).toContain('No callback URL is registered');
+    expect(sent.text).toContain('No callback URL is set for this mode');
   });
 
   it('records sign-ins as the console session, with the key that asked for the link', async () => {

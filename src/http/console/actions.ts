@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { isUuid } from '../../domain/ids.js';
+import type { ResendRefusal } from '../../store/tenant-access.js';
+import { eventIdFor } from '../../webhooks/outbox.js';
 import { ApiError } from '../errors.js';
 import { type ConsoleOptions, checkCsrf, requireManage, signedIn, tenantOfState } from './context.js';
 
-const REFUSED: Record<string, string> = {
-  not_found: 'This submission has no result to send a callback for.',
-  no_result: 'This submission has no result to send a callback for.',
-  not_ready: 'The result is not ready yet: its callback is sent when it is.',
-  no_endpoint: 'No callback URL is registered for this mode: nothing can be sent.',
+/** Why an event cannot be sent again, in the console's words (its pages, not the API's paths). */
+export const REDELIVERY_REFUSED: Record<ResendRefusal, string> = {
+  not_found: 'This submission has no callback event yet: it is recorded when the result completes.',
+  no_endpoint: 'No callback URL is set for this mode: set one on the Callbacks page first.',
+  endpoint_disabled:
+    'Your callback endpoint is disabled after failing for days: enable it on the Callbacks page first.',
 };
 
 /**
@@ -24,10 +27,12 @@ export async function consoleActionRoutes(app: FastifyInstance, opts: ConsoleOpt
     const id = request.params.id;
     const record = isUuid(id) ? await tenant.submissions.get(id, state.origin) : undefined;
     if (!record) throw ApiError.notFound('No submission with this id in this account and mode.');
-    const sent = record.resultId
-      ? await opts.callbacks.send(tenant, record.resultId, state.origin)
-      : ({ ok: false, reason: 'not_ready' } as const);
-    if (!sent.ok) throw new ApiError(409, 'BAD_REQUEST', REFUSED[sent.reason] ?? REFUSED.not_found!);
+    if (!record.resultId) {
+      throw new ApiError(409, 'BAD_REQUEST', 'The result is not ready yet: its callback is sent when it is.');
+    }
+    // The result's event, sent again as POST /v1/events/{id}/redeliver does (same id, same rules).
+    const sent = await opts.events.redeliver(tenant, eventIdFor(record.resultId), state.origin);
+    if (!sent.ok) throw new ApiError(409, 'BAD_REQUEST', REDELIVERY_REFUSED[sent.reason]);
     return reply.code(303).header('location', `/console/submissions/${id}?callback=sent`).send();
   });
 }

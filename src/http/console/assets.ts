@@ -44,6 +44,8 @@ dd { margin: 0; }
 .notice { border-left: 4px solid var(--ok); padding: .25rem .75rem; }
 .warning { border-left: 4px solid var(--bad); padding: .25rem .75rem; }
 .secret { border: 2px solid var(--accent); border-radius: 4px; padding: .5rem 1rem; margin: 1rem 0; }
+.body, .snippet { white-space: pre-wrap; word-break: break-all; }
+.body { background: #f3f5f7; border: 1px solid var(--line); padding: .5rem; }
 .secret-value { display: inline-block; padding: .4rem .6rem; background: #f3f5f7; border: 1px solid var(--line); word-break: break-all; user-select: all; }
 `;
 

@@ -4,7 +4,8 @@ import type { ConsoleGateway, TenantAccess, TenantGateway } from '../../store/te
 import type { PageCursors } from '../cursor.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
-import type { TestEventSender } from '../routes/test-events.js';
+import type { EventSender } from '../routes/event-resend.js';
+import type { WebhookEndpointService } from '../routes/webhook-endpoint.js';
 import type { Frame } from './pages/layout.js';
 import { messagePage } from './pages/layout.js';
 import { type ConsoleState, loadSession, type SessionCookie } from './session.js';
@@ -20,8 +21,10 @@ export interface ConsoleOptions {
   csrf: CsrfTokens;
   cookie: SessionCookie;
   frameAncestors: readonly string[];
-  /** Sends a result's callback again within the account it is handed (a redelivery, same event id). */
-  callbacks: TestEventSender;
+  /** The callback endpoint service of `/v1/webhook-endpoint`: the Callbacks page's reads and changes. */
+  endpoints: WebhookEndpointService;
+  /** Redelivery and recovery of events, as `POST /v1/events/{id}/redeliver` and `/v1/events/recover`. */
+  events: EventSender;
   /** Called after the console revokes a key: this process's key cache drops it at once. */
   keysChanged: () => void;
 }

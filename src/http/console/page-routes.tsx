@@ -32,7 +32,7 @@ async function overviewData(tenant: TenantAccess, now: Date) {
 }
 
 /** The filters as the form sent them: empty fields are no filter. */
-function filtersOf(query: unknown): Record<string, string> {
+export function filtersOf(query: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
     if (typeof value === 'string' && value.trim() !== '') out[name] = value.trim();
@@ -41,7 +41,7 @@ function filtersOf(query: unknown): Record<string, string> {
 }
 
 /** A `400`'s field errors by parameter name (`query.status` → `status`). */
-function fieldErrorsOf(error: unknown): Record<string, string> | undefined {
+export function fieldErrorsOf(error: unknown): Record<string, string> | undefined {
   if (!(error instanceof ApiError) || error.statusCode !== 400 || !error.details) return undefined;
   if (Array.isArray(error.details)) return undefined;
   const out: Record<string, string> = {};

@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import { consoleActionRoutes } from './actions.js';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.js';
 import { consoleAuditRoutes } from './audit-routes.js';
+import { consoleCallbackRoutes } from './callback-routes.js';
 import { type ConsoleOptions, checkCsrf, html, signedIn } from './context.js';
 import { consoleErasureRoutes } from './erasure-routes.js';
 import { consoleHeaders } from './headers.js';
@@ -42,6 +43,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
   await app.register(consoleKeyRoutes, { ...opts, prefix: '' });
   await app.register(consoleAuditRoutes, { ...opts, prefix: '' });
   await app.register(consoleErasureRoutes, { ...opts, prefix: '' });
+  await app.register(consoleCallbackRoutes, { ...opts, prefix: '' });
 
   app.get('/sign-in', async (request, reply) => {
     const token = (request.query as Record<string, unknown>).token;

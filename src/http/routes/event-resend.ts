@@ -81,7 +81,7 @@ export const recoverySchema = z
   })
   .meta({ id: 'Recovery' });
 
-type Recovery = z.infer<typeof recoverySchema>;
+export type Recovery = z.infer<typeof recoverySchema>;
 
 function recoveryView(record: RecoveryRecord): Recovery {
   const s = record.byStatus;

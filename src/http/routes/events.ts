@@ -133,6 +133,11 @@ export const eventReadPaths: ZodOpenApiPathsObject = {
   },
 };
 
+/** The list's query as the API reads it (the console's filter form goes through this too). */
+export function parseEventListQuery(query: unknown): EventListParams {
+  return parseListQuery(eventListQuery, query, MESSAGES);
+}
+
 export interface EventListOptions {
   cursors: PageCursors;
 }
@@ -184,12 +189,7 @@ export async function readEvent(
 
 export async function eventReadRoutes(app: FastifyInstance, opts: EventListOptions): Promise<void> {
   app.get('/v1/events', { config: { auth: true } }, async (request) =>
-    findEvents(
-      tenantOf(request),
-      parseListQuery(eventListQuery, request.query, MESSAGES),
-      originOf(request),
-      opts,
-    ),
+    findEvents(tenantOf(request), parseEventListQuery(request.query), originOf(request), opts),
   );
   app.get<{ Params: { eventId: string } }>(
     '/v1/events/:eventId',

@@ -181,6 +181,35 @@ export class TenantWebhookEndpoint {
     );
   }
 
+  /**
+   * The credential of this account whose endpoint a console session manages: the one of the key
+   * that made its link (its sandbox credential when this is the sandbox), else the account's
+   * oldest. Undefined when the account has no credential.
+   */
+  async credentialFor(keyId: string | null): Promise<string | undefined> {
+    const db = this.driver.db;
+    const key =
+      keyId === null
+        ? undefined
+        : await db
+            .selectFrom('api_keys')
+            .innerJoin('partners as p', 'p.id', 'api_keys.partner_id')
+            .select(['p.id', 'p.live_partner_id'])
+            .where('api_keys.id', '=', keyId)
+            .executeTakeFirst();
+    const live = key ? (key.live_partner_id ?? key.id) : undefined;
+    let query = db
+      .selectFrom('partners')
+      .select('id')
+      .where('tenant_id', '=', this.tenantId)
+      .orderBy('created_at')
+      .orderBy('id');
+    if (live !== undefined) {
+      query = query.where((eb) => eb.or([eb('id', '=', live), eb('live_partner_id', '=', live)]));
+    }
+    return (await query.executeTakeFirst())?.id;
+  }
+
   private row(db: Executor, partnerId: string) {
     return db
       .selectFrom('webhook_endpoints')

@@ -1,0 +1,147 @@
+import type { EventDetail } from '../../event-schemas.js';
+import type { Recovery } from '../../routes/event-resend.js';
+import { DELIVERY_LABELS, FAILURE_LABELS, when } from './callbacks.js';
+import { Csrf } from './layout.js';
+
+/** Why an attempt got no 2xx, in plain words (the API's errorClass values). */
+const ERROR_LABELS: Record<string, string> = {
+  http_status: 'Your endpoint answered with an error status',
+  timeout: 'Your endpoint did not answer in time',
+  dns: 'The host name could not be resolved',
+  connection_refused: 'The connection was refused',
+  connection_reset: 'The connection was cut',
+  tls: 'The secure connection could not be made',
+  blocked_address: 'The host resolved to an address callbacks may not go to',
+  invalid_url: 'The URL is not usable',
+  transport: 'The delivery could not be sent',
+};
+
+function Attempts({ event }: { event: EventDetail }) {
+  if (event.attempts.length === 0) return <p>No delivery attempt was made.</p>;
+  return (
+    <table class="list">
+      <caption>Delivery attempts, oldest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">#</th>
+          <th scope="col">At (UTC)</th>
+          <th scope="col">Outcome</th>
+          <th scope="col">Your endpoint's status</th>
+          <th scope="col">Took</th>
+          <th scope="col">What your endpoint answered</th>
+        </tr>
+      </thead>
+      <tbody>
+        {event.attempts.map((a) => (
+          <tr key={a.deliveryId}>
+            <td>{a.attempt}</td>
+            <td>{when(a.at)}</td>
+            <td>
+              {a.outcome === 'delivered' ? 'Delivered' : 'Failed'}
+              {a.errorClass ? `: ${ERROR_LABELS[a.errorClass] ?? 'the delivery failed'}` : ''}
+            </td>
+            <td>{a.statusCode ?? 'No answer'}</td>
+            <td>{a.durationMs} ms</td>
+            <td>{a.responseSnippet ? <code class="snippet">{a.responseSnippet}</code> : '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** One event: its delivery, its attempts and what was answered, and (manage) "Redeliver". */
+export function EventView({
+  event,
+  manageCsrf,
+  redelivered,
+}: {
+  event: EventDetail;
+  manageCsrf: string | undefined;
+  redelivered: boolean;
+}) {
+  return (
+    <>
+      {redelivered ? (
+        <p class="notice" role="status">
+          The event is being sent again, with the same event id.
+        </p>
+      ) : null}
+      <dl>
+        <dt>Type</dt>
+        <dd>{event.type}</dd>
+        <dt>Delivery</dt>
+        <dd>{DELIVERY_LABELS[event.deliveryStatus]}</dd>
+        <dt>Why it failed</dt>
+        <dd>{event.failureReason ? (FAILURE_LABELS[event.failureReason] ?? 'Failed') : '—'}</dd>
+        <dt>Created (UTC)</dt>
+        <dd>{when(event.createdAt)}</dd>
+        <dt>Delivered (UTC)</dt>
+        <dd>{when(event.deliveredAt, 'Not yet')}</dd>
+        <dt>Submission</dt>
+        <dd>
+          <a href={`/console/submissions/${event.submissionId}`}>{event.submissionId}</a>
+        </dd>
+      </dl>
+      {manageCsrf !== undefined ? (
+        <form method="post" action={`/console/callbacks/events/${event.eventId}/redeliver`}>
+          <Csrf token={manageCsrf} />
+          <button type="submit">Redeliver</button>
+        </form>
+      ) : null}
+      <h2>Attempts</h2>
+      <Attempts event={event} />
+      <h2>The body as signed</h2>
+      <pre class="body">{event.body}</pre>
+      <p>
+        <a href="/console/callbacks">Back to the callbacks</a>
+      </p>
+    </>
+  );
+}
+
+/** A recovery's progress: its events by their delivery status now. */
+export function RecoveryView({ recovery }: { recovery: Recovery }) {
+  const p = recovery.progress;
+  return (
+    <>
+      <p role="status">
+        {recovery.status === 'running' ? 'Running: some events are still being sent.' : 'Finished.'}{' '}
+        {recovery.eventCount} events of the window were queued again.
+      </p>
+      <dl>
+        <dt>Window (UTC)</dt>
+        <dd>
+          {when(recovery.since)} to {when(recovery.until, 'the time it started')}
+        </dd>
+        <dt>Started (UTC)</dt>
+        <dd>{when(recovery.createdAt)}</dd>
+      </dl>
+      <table class="list">
+        <caption>The recovered events by delivery status now</caption>
+        <thead>
+          <tr>
+            <th scope="col">Pending</th>
+            <th scope="col">Delivered</th>
+            <th scope="col">Failed again</th>
+            <th scope="col">Held (endpoint disabled)</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <td>{p.pending}</td>
+            <td>{p.delivered}</td>
+            <td>{p.failed}</td>
+            <td>{p.endpointDisabled}</td>
+          </tr>
+        </tbody>
+      </table>
+      <p>
+        <a href={`/console/callbacks/recoveries/${recovery.recoveryId}`}>Reload the progress</a>
+      </p>
+      <p>
+        <a href="/console/callbacks">Back to the callbacks</a>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleGet, consolePost, csrfOf, signIn } from '../helpers/console.js';
+import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
+import { TestReceiver } from '../helpers/receiver.js';
+import {
+  createAccount,
+  getJson,
+  startTestService,
+  type TestAccount,
+  type TestService,
+} from '../helpers/service.js';
+
+/**
+ * The console's Callbacks pages (issue 31): the endpoint set, enabled and its secret rotated,
+ * events listed, read, sent again and recovered, through the same services as the API, for the
+ * session's account only; a read session sees no secret or button and its posts are refused.
+ */
+
+const DEADLINE = 60_000;
+const SECRET_PATTERN = /whsec_[A-Za-z0-9+/=]{20,}/;
+const receiver = new TestReceiver();
+let receiverUrl: string;
+let service: TestService;
+
+beforeAll(async () => {
+  receiverUrl = await receiver.start();
+  service = await startTestService({
+    RATE_LIMIT_PER_MINUTE: '0',
+    WEBHOOK_ALLOW_INSECURE: 'true',
+    WEBHOOK_RETRY_SCHEDULE: '0s',
+  });
+});
+afterAll(async () => {
+  await service?.stop();
+  await receiver.stop();
+});
+
+/** Posts a form of the page at `from` (its CSRF token added). */
+async function postFrom(cookie: string, from: string, action: string, fields: Record<string, string> = {}) {
+  const page = await consoleGet(service, from, cookie);
+  return consolePost(service, action, cookie, { _csrf: csrfOf(page.text), ...fields });
+}
+
+async function endpointOf(account: TestAccount) {
+  return getJson(service, '/v1/webhook-endpoint', { 'x-api-key': account.apiKey });
+}
+
+/** The id of the account's event for `resultId`, once its delivery has reached `status`. */
+async function eventIdOf(account: TestAccount, resultId: string, status: string): Promise<string> {
+  return waitUntil(
+    async () => {
+      const page = (await getJson(service, '/v1/events', { 'x-api-key': account.apiKey })).json as {
+        items: Array<{ eventId: string; resultId: string; deliveryStatus: string }>;
+      };
+      return page.items.find((i) => i.resultId === resultId && i.deliveryStatus === status)?.eventId;
+    },
+    DEADLINE,
+    `the event of ${resultId} to be ${status}`,
+  );
+}
+
+describe('/console/callbacks', () => {
+  it('without an endpoint says so; a manage session sets the URL and sees the new secret once', async () => {
+    const account = await createAccount(service);
+    const cookie = await signIn(service, account.apiKey, { scope: 'manage' });
+    const empty = await consoleGet(service, '/console/callbacks', cookie);
+    expect(empty.res.status).toBe(200);
+    expect(empty.text).toContain('<h1>Callbacks</h1>');
+    expect(empty.text).toContain('No callback URL is set for this mode');
+    expect(empty.text).toContain('Save the URL');
+
+    const bad = await postFrom(cookie, '/console/callbacks', '/console/callbacks/endpoint', {
+      url: 'ftp://x',
+    });
+    expect(bad.res.status).toBe(400);
+    expect(bad.text).toMatch(/id="cb-url-error"/);
+    expect(bad.text).toContain('aria-invalid="true"');
+
+    const set = await postFrom(cookie, '/console/callbacks', '/console/callbacks/endpoint', {
+      url: receiverUrl,
+    });
+    expect(set.res.status).toBe(201);
+    const secret = SECRET_PATTERN.exec(set.text)?.[0];
+    expect(secret).toBeDefined();
+    expect(set.text).toContain('this is the only time it is shown');
+    expect((await endpointOf(account)).json).toMatchObject({ url: receiverUrl, status: 'enabled' });
+
+    const again = await consoleGet(service, '/console/callbacks', cookie);
+    expect(again.text).toContain(receiverUrl);
+    expect(again.text).not.toMatch(SECRET_PATTERN);
+    // Changing the URL keeps the secret: none is shown.
+    const changed = await postFrom(cookie, '/console/callbacks', '/console/callbacks/endpoint', {
+      url: `${receiverUrl}?moved=1`,
+    });
+    expect(changed.res.status).toBe(303);
+    expect(changed.res.headers.get('location')).toBe('/console/callbacks?saved=1');
+  });
+
+  it('rotates the secret: the new one is shown on the answer only, never in a URL', async () => {
+    const account = await createAccount(service);
+    const cookie = await signIn(service, account.apiKey, { scope: 'manage' });
+    await postFrom(cookie, '/console/callbacks', '/console/callbacks/endpoint', { url: receiverUrl });
+    const rotated = await postFrom(cookie, '/console/callbacks', '/console/callbacks/rotate-secret', {
+      activateIn: '1h',
+    });
+    expect(rotated.res.status).toBe(200);
+    expect(rotated.res.headers.get('location')).toBeNull();
+    const secret = SECRET_PATTERN.exec(rotated.text)?.[0];
+    expect(secret).toBeDefined();
+    expect(rotated.text).toContain('data-copy="new-secret-value"');
+    const later = await consoleGet(service, '/console/callbacks', cookie);
+    expect(later.text).not.toContain(secret!);
+    const endpoint = (await endpointOf(account)).json as { signingSecrets: unknown[] };
+    expect(endpoint.signingSecrets).toHaveLength(2);
+  });
+
+  it('shows a disabled endpoint as a banner in words, and enables it', async () => {
+    const account = await createAccount(service);
+    const cookie = await signIn(service, account.apiKey, { scope: 'manage' });
+    await postFrom(cookie, '/console/callbacks', '/console/callbacks/endpoint', { url: receiverUrl });
+    await service.store.driver.db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled', disabled_at: new Date().toISOString(), disabled_reason: 'test' })
+      .where('partner_id', '=', account.partnerId)
+      .execute();
+    const page = await consoleGet(service, '/console/callbacks', cookie);
+    expect(page.text).toMatch(
+      /<div class="warning" role="status"><p><strong>Callbacks are disabled<\/strong>/,
+    );
+    expect(page.text).toContain('>Enable</button>');
+    const enabled = await postFrom(cookie, '/console/callbacks', '/console/callbacks/enable');
+    expect(enabled.res.status).toBe(303);
+    expect(enabled.res.headers.get('location')).toBe('/console/callbacks?enabled=1');
+    expect((await endpointOf(account)).json).toMatchObject({ status: 'enabled' });
+    const after = await consoleGet(service, '/console/callbacks?enabled=1', cookie);
+    expect(after.text).toContain('The endpoint is enabled');
+    expect(after.text).not.toContain('Callbacks are disabled');
+  });
+
+  it('lists events, shows one with its attempts, redelivers it and recovers a window', async () => {
+    const account = await createAccount(service);
+    const cookie = await signIn(service, account.apiKey, { scope: 'manage' });
+    await postFrom(cookie, '/console/callbacks', '/console/callbacks/endpoint', { url: receiverUrl });
+    const resultId = await completeSubmission(service, account);
+    const eventId = await eventIdOf(account, resultId, 'delivered');
+
+    const list = await consoleGet(service, '/console/callbacks?deliveryStatus=delivered', cookie);
+    expect(list.text).toContain(`/console/callbacks/events/${eventId}`);
+    const badFilter = await consoleGet(service, '/console/callbacks?createdAfter=yesterday', cookie);
+    expect(badFilter.res.status).toBe(400);
+    expect(badFilter.text).toContain('id="cb-createdAfter-error"');
+
+    const path = `/console/callbacks/events/${eventId}`;
+    const shown = await consoleGet(service, path, cookie);
+    expect(shown.res.status).toBe(200);
+    expect(shown.text).toContain('Delivery attempts, oldest first');
+    expect(shown.text).toContain('>Redeliver</button>');
+    const sent = await postFrom(cookie, path, `${path}/redeliver`);
+    expect(sent.res.status).toBe(303);
+    expect(sent.res.headers.get('location')).toBe(`${path}?redelivered=1`);
+    await waitUntil(
+      async () => receiver.deliveries.filter((d) => d.headers['webhook-id'] === eventId).length === 2,
+      DEADLINE,
+      'the redelivery',
+    );
+
+    const since = new Date(Date.now() - 3_600_000).toISOString().slice(0, 16);
+    const recovered = await postFrom(cookie, '/console/callbacks', '/console/callbacks/recover', { since });
+    expect(recovered.res.status).toBe(303);
+    const progress = recovered.res.headers.get('location')!;
+    expect(progress).toMatch(/^\/console\/callbacks\/recoveries\/[0-9a-f-]{36}$/);
+    const recovery = await consoleGet(service, progress, cookie);
+    expect(recovery.res.status).toBe(200);
+    expect(recovery.text).toContain('The recovered events by delivery status now');
+
+    const badWindow = await postFrom(cookie, '/console/callbacks', '/console/callbacks/recover', {
+      since: 'soon',
+    });
+    expect(badWindow.res.status).toBe(400);
+    expect(badWindow.text).toContain('id="cb-since-error"');
+  });
+
+  it('refuses a redelivery without an endpoint in plain words', async () => {
+    const account = await createAccount(service);
+    const resultId = await completeSubmission(service, account);
+    const eventId = await eventIdOf(account, resultId, 'failed');
+    const cookie = await signIn(service, account.apiKey, { scope: 'manage' });
+    const path = `/console/callbacks/events/${eventId}`;
+    const refused = await postFrom(cookie, path, `${path}/redeliver`);
+    expect(refused.res.status).toBe(409);
+    expect(refused.text).toContain('No callback URL is set for this mode');
+    expect(refused.text).not.toContain('WEBHOOK_NOT_CONFIGURED');
+  });
+
+  it('a read session sees no secret or change button; its forged posts and posts without CSRF are refused', async () => {
+    const account = await createAccount(service);
+    const manager = await signIn(service, account.apiKey, { scope: 'manage' });
+    await postFrom(manager, '/console/callbacks', '/console/callbacks/endpoint', { url: receiverUrl });
+    const resultId = await completeSubmission(service, account);
+    const eventId = await eventIdOf(account, resultId, 'delivered');
+
+    const reader = await signIn(service, account.apiKey, { scope: 'read' });
+    const page = await consoleGet(service, '/console/callbacks', reader);
+    expect(page.res.status).toBe(200);
+    expect(page.text).toContain(receiverUrl);
+    for (const button of ['Save the URL', 'Rotate the secret', 'Recover these events', 'Enable</button>']) {
+      expect(page.text).not.toContain(button);
+    }
+    const eventPage = await consoleGet(service, `/console/callbacks/events/${eventId}`, reader);
+    expect(eventPage.text).not.toContain('Redeliver</button>');
+    const csrf = csrfOf(page.text);
+    const forged: Array<[string, Record<string, string>]> = [
+      ['/console/callbacks/endpoint', { url: receiverUrl }],
+      ['/console/callbacks/rotate-secret', { activateIn: '0s' }],
+      ['/console/callbacks/enable', {}],
+      ['/console/callbacks/recover', { since: new Date().toISOString().slice(0, 16) }],
+      [`/console/callbacks/events/${eventId}/redeliver`, {}],
+    ];
+    for (const [action, fields] of forged) {
+      const res = await consolePost(service, action, reader, { _csrf: csrf, ...fields });
+      expect(res.res.status, action).toBe(403);
+      expect(res.text).not.toMatch(SECRET_PATTERN);
+      const noToken = await consolePost(service, action, manager, fields);
+      expect(noToken.res.status, action).toBe(403);
+    }
+    expect(((await endpointOf(account)).json as { signingSecrets: unknown[] }).signingSecrets).toHaveLength(
+      1,
+    );
+  });
+
+  it("answers another account's event and recovery ids with the 404 page", async () => {
+    const owner = await createAccount(service);
+    const ownerCookie = await signIn(service, owner.apiKey, { scope: 'manage' });
+    await postFrom(ownerCookie, '/console/callbacks', '/console/callbacks/endpoint', { url: receiverUrl });
+    const resultId = await completeSubmission(service, owner);
+    const eventId = await eventIdOf(owner, resultId, 'delivered');
+    const recovered = await postFrom(ownerCookie, '/console/callbacks', '/console/callbacks/recover', {
+      since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16),
+    });
+    const recoveryPath = recovered.res.headers.get('location')!;
+
+    const other = await createAccount(service);
+    const cookie = await signIn(service, other.apiKey, { scope: 'manage' });
+    const eventPath = `/console/callbacks/events/${eventId}`;
+    expect((await consoleGet(service, eventPath, cookie)).res.status).toBe(404);
+    expect((await consoleGet(service, recoveryPath, cookie)).res.status).toBe(404);
+    const redeliver = await postFrom(cookie, '/console/callbacks', `${eventPath}/redeliver`);
+    expect(redeliver.res.status).toBe(404);
+    expect((await consoleGet(service, '/console/callbacks', cookie)).text).not.toContain(eventId);
+  });
+});
