@@ -8,6 +8,7 @@ import {
   startTestService,
   type TestAccount,
   type TestService,
+  testKeyFor,
 } from '../helpers/service.js';
 
 /**
@@ -226,6 +227,22 @@ describe('/console/callbacks', () => {
     expect(((await endpointOf(account)).json as { signingSecrets: unknown[] }).signingSecrets).toHaveLength(
       1,
     );
+  });
+
+  it("sets the shown mode's endpoint: a live key's session switched to test mode sets the sandbox's", async () => {
+    const account = await createAccount(service);
+    const test = await testKeyFor(service, account);
+    const cookie = await signIn(service, account.apiKey, { scope: 'manage' });
+    const switched = await postFrom(cookie, '/console/callbacks', '/console/mode', { mode: 'test' });
+    expect(switched.res.status).toBe(303);
+    const set = await postFrom(cookie, '/console/callbacks', '/console/callbacks/endpoint', {
+      url: receiverUrl,
+    });
+    expect(set.res.status).toBe(201);
+    expect((await endpointOf(test)).json).toMatchObject({ mode: 'test', url: receiverUrl });
+    expect((await endpointOf(account)).status).toBe(404);
+    const testSession = await signIn(service, test.apiKey, { scope: 'read' });
+    expect((await consoleGet(service, '/console/callbacks', testSession)).text).toContain(receiverUrl);
   });
 
   it("answers another account's event and recovery ids with the 404 page", async () => {

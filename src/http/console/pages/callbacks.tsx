@@ -101,7 +101,7 @@ function EndpointFacts({ endpoint }: { endpoint: EndpointView }) {
       <dt>Signing secrets</dt>
       <dd>
         {endpoint.signingSecrets
-          .map((s) => `${s.active ? 'In effect' : 'Waiting'} since ${when(s.activatesAt)} UTC`)
+          .map((s) => `${s.active ? 'In effect since' : 'Signs from'} ${when(s.activatesAt)} UTC`)
           .join('; ') || 'None'}
       </dd>
     </dl>
