@@ -20,8 +20,11 @@ const FIELD_OF: Record<string, string> = {
   receiverKey: 'receiverKeyValue',
 };
 
-/** The form's problems by form field, from a `400` naming the API's fields; undefined for another error. */
-export function formErrorsOf(error: unknown): Record<string, string> | undefined {
+/**
+ * The form's problems by form field, from a `400` naming the API's fields (a problem of the whole
+ * body is shown at `first`, the form's first field); undefined for another error.
+ */
+export function formErrorsOf(error: unknown, first: string): Record<string, string> | undefined {
   if (!(error instanceof ApiError) || error.statusCode !== 400 || !error.details) return undefined;
   if (Array.isArray(error.details)) return undefined;
   const out: Record<string, string> = {};
@@ -29,7 +32,7 @@ export function formErrorsOf(error: unknown): Record<string, string> | undefined
     out[FIELD_OF[key] ?? key] = messages[0] ?? 'Not valid.';
   }
   const form = error.details.formErrors[0];
-  if (Object.keys(out).length === 0 && form) out.url = form;
+  if (Object.keys(out).length === 0 && form) out[first] = form;
   return out;
 }
 

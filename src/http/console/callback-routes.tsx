@@ -158,7 +158,7 @@ async function setUrl(request: FastifyRequest, reply: FastifyReply, opts: Consol
     const errors =
       error instanceof EndpointInputError
         ? { [FORM_FIELD[error.field]]: error.describe(FORM_LABEL[error.field]) }
-        : formErrorsOf(error);
+        : formErrorsOf(error, 'url');
     if (!errors) throw error;
     const { receiverKeyValue: _dropped, ...shown } = values;
     return callbacksPage(reply.code(400), state, opts, { form: formState(shown, errors) });
@@ -191,9 +191,8 @@ async function recover(request: FastifyRequest, reply: FastifyReply, opts: Conso
     if (error instanceof ApiError && error.code === 'WEBHOOK_ENDPOINT_DISABLED') {
       throw new ApiError(409, error.code, REDELIVERY_REFUSED.endpoint_disabled);
     }
-    const errors = formErrorsOf(error);
+    const errors = formErrorsOf(error, 'since');
     if (!errors) throw error;
-    if (errors.url) errors.since = errors.url;
     return callbacksPage(reply.code(400), state, opts, { recover: formState(values, errors) });
   }
 }
