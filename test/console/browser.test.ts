@@ -80,6 +80,8 @@ describe('the console in Chromium', () => {
     // The html report, previewed in its sandboxed frame (served by the console, framed by it alone).
     await page.frameLocator('iframe.preview').getByRole('heading', { level: 1 }).first().waitFor();
     expect(await axeViolations(page)).toEqual([]);
+    // The frame paints only once it has been in view: a full-page shot does not scroll.
+    await page.locator('iframe.preview').scrollIntoViewIfNeeded();
     await shot(page, 'submission');
 
     await tabTo(page, 'Sign out');
