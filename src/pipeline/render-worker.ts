@@ -1,4 +1,5 @@
 import { preparePdf } from '../reports/pdf/index.js';
+import { moveReply } from './moved-reply.js';
 import { renderAll } from './render-all.js';
 import type { RenderReply, RenderTask } from './render-types.js';
 
@@ -7,6 +8,6 @@ import type { RenderReply, RenderTask } from './render-types.js';
 preparePdf();
 
 /** Runs in a worker thread. */
-export default function render(task: RenderTask): Promise<RenderReply> {
-  return renderAll(task.source, task.types);
+export default async function render(task: RenderTask): Promise<RenderReply> {
+  return moveReply(await renderAll(task.source, task.types));
 }

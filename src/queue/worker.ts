@@ -70,6 +70,13 @@ export class Worker {
   /** The claim in progress, if any: `stop` lets it finish, and waits for the jobs it started. */
   private claimRun: Promise<void> = Promise.resolve();
   private claimAgain = false;
+  /**
+   * Due jobs may be waiting unclaimed: set by every wake-up (a notification, the poll), cleared
+   * when a claim found fewer than it asked for. A job that ends claims again only while it is
+   * set, so a worker that drained the queue does not run an empty claim (a transaction and a
+   * commit) each time one of its jobs finishes.
+   */
+  private mayHaveWork = true;
   private stopping = false;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -101,11 +108,11 @@ export class Worker {
 
   start(): void {
     this.started = true;
-    this.unsubscribe = this.o.store.notifier.subscribe(() => this.kick());
-    this.timers.push(setInterval(() => this.kick(), this.pollMs));
+    this.unsubscribe = this.o.store.notifier.subscribe(() => this.wake());
+    this.timers.push(setInterval(() => this.wake(), this.pollMs));
     this.timers.push(setInterval(() => void this.heartbeat(), this.heartbeatMs));
     for (const t of this.timers) t.unref();
-    this.kick();
+    this.wake();
   }
 
   /** For `/ready`: running, and its last read of the queue succeeded. */
@@ -150,8 +157,14 @@ export class Worker {
     await Promise.allSettled(this.stopHooks.map((hook) => hook()));
   }
 
+  /** New work may be due: a notification, the poll or the start. */
+  private wake(): void {
+    this.mayHaveWork = true;
+    this.kick();
+  }
+
   private kick(): void {
-    if (this.stopping) return;
+    if (this.stopping || !this.mayHaveWork) return;
     if (this.claiming) {
       this.claimAgain = true;
       return;
@@ -173,12 +186,16 @@ export class Worker {
       while (!this.stopping) {
         const free = this.concurrency - this.running.size;
         if (free <= 0) return;
+        // Cleared before the claim: a wake-up while it runs sets it again (and claims again).
+        this.mayHaveWork = false;
         const claimed = await this.claimAndStart(free);
         this.queueError = undefined;
         for (const job of claimed) this.execute(job);
         if (claimed.length < free) return;
+        this.mayHaveWork = true;
       }
     } catch (error) {
+      this.mayHaveWork = true;
       this.queueError = error instanceof Error ? error.constructor.name : 'error';
       this.logger.error({ err: error }, 'claiming jobs failed; will retry on the next poll');
     }
@@ -250,12 +267,14 @@ export class Worker {
       // they start (so at most one per running job), and never seen by a later attempt.
       const chained: Array<{ job: ClaimedJob; handOver: unknown }> = [];
       const afterCommit: Array<() => Promise<void>> = [];
+      let unclaimed = 0;
       await batcher.submit(
         async (trx) => {
           // Commit unit: the chained jobs and after-commit work are emptied first, so only the
           // committed attempt's count; the completion and start hooks write through `trx`.
           chained.length = 0;
           afterCommit.length = 0;
+          unclaimed = 0;
           const now = this.clock();
           if (!(await jobs.complete(trx, job, now))) throw new LeaseLost();
           await completion(trx, {
@@ -264,6 +283,7 @@ export class Worker {
               const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
               if (this.stopping || !nextDef || later) {
                 await jobs.enqueue(trx, next, now);
+                unclaimed++;
                 return false;
               }
               const claimed = await jobs.enqueueClaimed(trx, next, now, {
@@ -283,7 +303,8 @@ export class Worker {
       context.log.info({ ms: Math.round(ms) }, 'job completed');
       attemptEnded(job, 'completed', ms);
       for (const next of chained) this.execute(next.job, next.handOver);
-      notifier.notify();
+      // Only a job left unclaimed is news to the workers; a chained one is running already.
+      if (unclaimed > 0) notifier.notify();
       for (const fn of afterCommit) {
         await fn().catch((error: unknown) =>
           context.log.error({ err: error }, 'work after a job’s commit failed'),

@@ -189,6 +189,36 @@ describe('Worker', () => {
     expect(seen.map((j) => j.id)).toEqual([id]);
   });
 
+  it('claims jobs that arrived while it was full as soon as a slot frees, without its poll', async () => {
+    // A drained worker no longer claims each time one of its jobs ends; one told of new work
+    // while every slot was busy still must, and at once (the poll is an hour away).
+    const gates = [deferred(), deferred()];
+    const ran: string[] = [];
+    startWorker(
+      {
+        run: async (j) => {
+          ran.push(j.id);
+          await gates[ran.length - 1]?.promise;
+          return async () => {};
+        },
+      },
+      { pollMs: 3_600_000, concurrency: 1 },
+    );
+    unblock.push(...gates.map((g) => () => g.resolve()));
+    const first = await enqueue();
+    await waitFor(async () => ran.length === 1);
+    const second = await enqueue();
+    const third = await enqueue();
+    gates[0]!.resolve();
+    await waitFor(async () => ran.length === 2);
+    gates[1]!.resolve();
+    for (const id of [first, second, third]) {
+      await waitFor(async () => (await job(id)).status === 'completed');
+    }
+    expect(ran[0]).toBe(first);
+    expect([...ran.slice(1)].sort()).toEqual([second, third].sort());
+  });
+
   it('retries a throwing step with growing delays, then fails it with failedAt and a plain summary', async () => {
     const attemptsAt: number[] = [];
     startWorker({
