@@ -62,6 +62,8 @@ export interface ServiceOptions {
   role?: ServiceRole;
   /** The test events stream's pacing (`LISTEN_TIMING` unless given): tests shorten the heartbeat. */
   listenTiming?: Partial<ListenTiming>;
+  /** The rate limit's window (a minute unless given): a test shortens it rather than wait a minute. */
+  rateLimitWindowMs?: number;
 }
 
 /**
@@ -87,6 +89,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const app = await buildApp({
     ...appDeps(config, store, { clock, logger, role, readinessChecks }),
     ...(options.listenTiming ? { listenTiming: options.listenTiming } : {}),
+    ...(options.rateLimitWindowMs ? { rateLimitWindowMs: options.rateLimitWindowMs } : {}),
   });
   await app.listen({ port: config.port, host: config.host });
   const metrics =

@@ -3,7 +3,6 @@ import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
-import { startService, stopOnSignals } from '../service.js';
 
 /** `healthspan serve`: the service in the foreground until a signal stops it. */
 export function addServeCommand(program: Command): void {
@@ -21,6 +20,9 @@ export function addServeCommand(program: Command): void {
     .action(async (opts: { role: ServiceRole }) => {
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
+      // Loaded here, not at the top: the service's modules (HTTP server, PDF fonts, queue
+      // clients) took most of a second of every other command's start.
+      const { startService, stopOnSignals } = await import('../service.js');
       stopOnSignals(await startService(config, { logger, role: opts.role, clock: systemClock }), logger);
       await new Promise(() => {});
     });

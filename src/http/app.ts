@@ -92,6 +92,8 @@ export interface AppDeps {
   listenSecret: (keyId: string) => string;
   /** The test events stream's pacing; `LISTEN_TIMING` unless given. */
   listenTiming?: Partial<ListenTiming>;
+  /** The rate limit's window: a minute unless given (tests shorten it). */
+  rateLimitWindowMs?: number;
   logger: Logger;
   clock: Clock;
   /** `worker`: only /health, /ready and the API description, for probes of a worker process. */
@@ -129,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const shared = config.rateLimitPerMinute > 0 || config.authFailuresPerMinute > 0;
   const redis = config.redisUrl && shared ? await connectRedis(app, config.redisUrl, deps.logger) : undefined;
-  await installRateLimit(app, config, redis);
+  await installRateLimit(app, config, redis, deps.rateLimitWindowMs);
   const failures =
     config.authFailuresPerMinute > 0
       ? new AuthFailureLimit(

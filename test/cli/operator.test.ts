@@ -50,7 +50,9 @@ describe('a command without a store', () => {
     return url;
   };
 
-  it.each(STORE_COMMANDS.map((args) => [args.slice(0, 2).join(' '), args]))(
+  // Each case has its own working directory and only reads: they run side by side (a child
+  // process each, mostly waiting on its start), before the cases below that migrate.
+  it.concurrent.each(STORE_COMMANDS.map((args) => [args.slice(0, 2).join(' '), args]))(
     '%s fails naming the store it looked for, and creates nothing',
     async (_name, args) => {
       const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-cwd-'));
@@ -120,7 +122,8 @@ describe('an operator with a store', () => {
     await service.stop();
   });
 
-  it.each([
+  // Read-only refusals, independent of each other: side by side, before the cases that create.
+  it.concurrent.each([
     ['tenant', ['tenants', 'deactivate', NO_SUCH]],
     ['tenant', ['tenants', 'activate', NO_SUCH]],
     ['tenant', ['partners', 'create', '--tenant', NO_SUCH, '--name', 'x']],

@@ -37,7 +37,7 @@ export async function startTestService(
   env: Record<string, string> = {},
   role: ServiceRole = 'all',
   /** The service's clock: a test's own to move, or the real time when the test does not care. */
-  options: { clock?: Clock; listenTiming?: Partial<ListenTiming> } = {},
+  options: { clock?: Clock; listenTiming?: Partial<ListenTiming>; rateLimitWindowMs?: number } = {},
 ): Promise<TestService> {
   const dataDir = env.DATA_DIR ?? tempDataDir();
   const database =
@@ -64,6 +64,7 @@ export async function startTestService(
       role,
       clock: options.clock ?? systemClock,
       ...(options.listenTiming ? { listenTiming: options.listenTiming } : {}),
+      ...(options.rateLimitWindowMs ? { rateLimitWindowMs: options.rateLimitWindowMs } : {}),
     });
   } catch (error) {
     await database?.drop();

@@ -435,7 +435,8 @@ describe('callback registration guard (WEBHOOK_ALLOW_INSECURE off)', () => {
     expect(service.logs.some((l) => l.includes('WEBHOOK_ALLOW_INSECURE'))).toBe(false);
   });
 
-  it.each([
+  // Each refusal changes nothing and is a child process of its own: they run side by side.
+  it.concurrent.each([
     ['http://hooks.example.com/x', 'https://'],
     ['https://127.0.0.1/x', 'loopback'],
     ['https://localhost:8443/x', 'loopback'],
