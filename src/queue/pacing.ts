@@ -20,7 +20,7 @@ export interface PacingPolicy {
   quietMs: number;
 }
 
-export const PACING_DEFAULTS: PacingPolicy = { busyConcurrency: 4, quietMs: 50 };
+export const PACING_DEFAULTS: PacingPolicy = { busyConcurrency: 1, quietMs: 50 };
 
 export function doorBusy(door: DoorState, policy: PacingPolicy): boolean {
   return door.inFlight > 0 || door.msSinceLastArrival < policy.quietMs;
