@@ -207,6 +207,11 @@ export class Worker {
     return allowed;
   }
 
+  /** The pacer holds the worker back now (the front door is busy). */
+  private doorBusy(): boolean {
+    return this.o.pacer !== undefined && this.o.pacer.concurrency(this.concurrency) < this.concurrency;
+  }
+
   /**
    * Claims jobs and records that they started in one transaction (one commit for the whole
    * claim). A start hook that throws leaves its job claimed; the attempt then fails normally.
@@ -285,7 +290,8 @@ export class Worker {
             enqueue: async (next, handOverToNext) => {
               const nextDef = this.o.kinds.get(next.type);
               const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
-              if (this.stopping || !nextDef || later) {
+              // While the door is busy the successor queues like any job, so the pacer sees it.
+              if (this.stopping || !nextDef || later || this.doorBusy()) {
                 await jobs.enqueue(trx, next, now);
                 return false;
               }
