@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { CLEANER_DEFAULTS, WORKER_DEFAULTS } from './queue/defaults.js';
+import { PACING_DEFAULTS } from './queue/pacing.js';
 
 /**
  * Every setting is defined once here: its environment variable, default and meaning.
@@ -134,6 +135,16 @@ export const SETTINGS = {
     default: 'auto',
     doc: 'worker threads that render reports; `auto` = cores − 1 (at least 1), `0` renders on the main thread',
   },
+  RENDER_NICE: {
+    schema: z.coerce.number().int().min(0).max(19),
+    default: '19',
+    doc: 'nice value each render thread gives itself (Linux: per thread), so requests and the queue come first; `0` leaves them at the process’s',
+  },
+  WORKER_BUSY_CONCURRENCY: {
+    schema: z.coerce.number().int().min(0).max(1024),
+    default: String(PACING_DEFAULTS.busyConcurrency),
+    doc: 'pipeline jobs in flight while partners’ requests are arriving, when API and worker share a process; full `WORKER_CONCURRENCY` once the API is quiet; `0` turns this pacing off',
+  },
   JOB_LEASE_SECONDS: {
     schema: z.coerce.number().int().min(2).max(3600),
     default: String(WORKER_DEFAULTS.leaseMs / 1000),
@@ -263,6 +274,8 @@ export interface Config {
   jobMaxAttempts: number;
   workerConcurrency: number;
   renderThreads: number;
+  renderNice: number;
+  workerBusyConcurrency: number;
   jobLeaseSeconds: number;
   jobRetryBaseMs: number;
   jobRetentionMs: number;
@@ -348,6 +361,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobMaxAttempts: read(env, 'JOB_MAX_ATTEMPTS'),
     workerConcurrency: read(env, 'WORKER_CONCURRENCY'),
     renderThreads: read(env, 'RENDER_THREADS'),
+    renderNice: read(env, 'RENDER_NICE'),
+    workerBusyConcurrency: read(env, 'WORKER_BUSY_CONCURRENCY'),
     jobLeaseSeconds: read(env, 'JOB_LEASE_SECONDS'),
     jobRetryBaseMs: read(env, 'JOB_RETRY_BASE_MS'),
     jobRetentionMs: parseDurationMs(read(env, 'JOB_RETENTION')),

@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
@@ -22,6 +23,7 @@ import { JobKinds } from './queue/kinds.js';
 import { Cleaner } from './queue/maintenance/cleaner.js';
 import { Rescuer } from './queue/maintenance/rescuer.js';
 import { Maintenance } from './queue/maintenance/service.js';
+import { DoorSignal, doorPacer, PACING_DEFAULTS } from './queue/pacing.js';
 import { Worker } from './queue/worker.js';
 import { Store } from './store/index.js';
 import { ERASURE_JOB_TYPE } from './store/repositories/erasures.js';
@@ -82,8 +84,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
+  // The worker yields to partners' requests only when both share this process's event loop.
+  const door = role === 'all' && config.workerBusyConcurrency > 0 ? new DoorSignal() : undefined;
   const background =
-    role !== 'api' && config.workerConcurrency > 0 ? createWorker(config, store, logger, clock) : undefined;
+    role !== 'api' && config.workerConcurrency > 0
+      ? createWorker(config, store, logger, clock, door)
+      : undefined;
   const worker = background?.worker;
   const readinessChecks = worker ? [{ name: 'queue' as const, check: () => worker.health() }] : [];
   const app = await buildApp({
@@ -91,6 +97,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     ...(options.listenTiming ? { listenTiming: options.listenTiming } : {}),
     ...(options.rateLimitWindowMs ? { rateLimitWindowMs: options.rateLimitWindowMs } : {}),
   });
+  if (door) watchDoor(app.server, door);
   await app.listen({ port: config.port, host: config.host });
   const metrics =
     config.metricsPort === undefined
@@ -262,15 +269,26 @@ export function serviceJobKinds(
   return kinds;
 }
 
+/** Counts every request the server takes, from its arrival until its response closes. */
+function watchDoor(server: Server, door: DoorSignal): void {
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    door.arrived();
+    res.once('close', () => door.left());
+  });
+}
+
 /** A worker running every job kind, and the maintenance services beside it. */
 export function createWorker(
   config: Config,
   store: Store,
   logger: Logger,
   clock: Clock,
+  door?: DoorSignal,
 ): { worker: Worker; maintenance: Maintenance } {
   const renderer: ReportRenderer =
-    config.renderThreads > 0 ? new ThreadedReportRenderer(config.renderThreads) : new InlineReportRenderer();
+    config.renderThreads > 0
+      ? new ThreadedReportRenderer(config.renderThreads, config.renderNice)
+      : new InlineReportRenderer();
   const kinds = serviceJobKinds(config, store, renderer, clock);
   const leaseMs = config.jobLeaseSeconds * 1000;
   const retry = { retryBaseMs: config.jobRetryBaseMs };
@@ -282,6 +300,9 @@ export function createWorker(
     concurrency: config.workerConcurrency,
     leaseMs,
     ...retry,
+    ...(door
+      ? { pacer: doorPacer(door, { ...PACING_DEFAULTS, busyConcurrency: config.workerBusyConcurrency }) }
+      : {}),
   });
   worker.onStopped(() => renderer.close?.());
   const maintenance = new Maintenance(

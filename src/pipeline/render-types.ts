@@ -37,3 +37,9 @@ export interface RenderTask {
 
 /** What a render thread sends back: the bytes as a plain array, the rest as is. */
 export type RenderReply = Array<[ArtifactType, Omit<RenderedReport, 'body'> & { body: Uint8Array }]>;
+
+/** What each render thread is started with. */
+export interface RenderThreadData {
+  /** The nice value the thread gives itself (`RENDER_NICE`); 0 leaves the process's. */
+  nice: number;
+}

@@ -1,7 +1,13 @@
 import { Piscina } from 'piscina';
 import type { ArtifactType } from '../domain/submission/outcomes.js';
 import { renderAll } from './render-all.js';
-import type { RenderedReport, RenderReply, RenderSource, RenderTask } from './render-types.js';
+import type {
+  RenderedReport,
+  RenderReply,
+  RenderSource,
+  RenderTask,
+  RenderThreadData,
+} from './render-types.js';
 
 /** Renders the requested artifacts; the caller stores them with the rows that point at them. */
 export interface ReportRenderer {
@@ -31,9 +37,11 @@ export class InlineReportRenderer implements ReportRenderer {
 export class ThreadedReportRenderer implements ReportRenderer {
   private readonly pool: Piscina<RenderTask, RenderReply>;
 
-  constructor(threads: number) {
+  /** `nice`: what each thread sets its own priority to (`RENDER_NICE`); 0 leaves it. */
+  constructor(threads: number, nice = 0) {
     this.pool = new Piscina({
       filename: workerFile(),
+      workerData: { nice } satisfies RenderThreadData,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: 60_000,

@@ -11,6 +11,7 @@ import { inSpan, type TraceSpan } from '../telemetry/tracing.js';
 import { WORKER_DEFAULTS } from './defaults.js';
 import { type FailurePlan, logFailure, planFailure, type RetryPolicy, recordFailure } from './failure.js';
 import type { JobKinds } from './kinds.js';
+import type { ClaimPacer } from './pacing.js';
 import { type JobDefinition, PermanentJobError } from './types.js';
 
 /** What a worker needs of the store: the job table, the group commit and the wake-ups. */
@@ -38,6 +39,8 @@ export interface WorkerOptions {
   retryBaseMs?: number;
   retryCapMs?: number;
   workerId?: string;
+  /** Yields to the front door in the same process (issue 32); full concurrency without one. */
+  pacer?: ClaimPacer;
 }
 
 /** A third of the lease, so two beats can be missed before it runs out; at least 500 ms. */
@@ -65,6 +68,7 @@ export class Worker {
     { job: ClaimedJob; abort: AbortController; done: Promise<void> }
   >();
   private readonly timers: NodeJS.Timeout[] = [];
+  private recheck: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private claiming = false;
   /** The claim in progress, if any: `stop` lets it finish, and waits for the jobs it started. */
@@ -136,6 +140,7 @@ export class Worker {
     this.stopping = true;
     this.unsubscribe?.();
     for (const t of this.timers) clearInterval(t);
+    clearTimeout(this.recheck);
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<true>((r) => {
       timer = setTimeout(() => r(true), graceMs);
@@ -184,7 +189,7 @@ export class Worker {
   private async claimLoop(): Promise<void> {
     try {
       while (!this.stopping) {
-        const free = this.concurrency - this.running.size;
+        const free = this.allowedInFlight() - this.running.size;
         if (free <= 0) return;
         // Cleared before the claim: a wake-up while it runs sets it again (and claims again).
         this.mayHaveWork = false;
@@ -199,6 +204,29 @@ export class Worker {
       this.queueError = error instanceof Error ? error.constructor.name : 'error';
       this.logger.error({ err: error }, 'claiming jobs failed; will retry on the next poll');
     }
+  }
+
+  /**
+   * The pacer's concurrency for this claim. When it holds the worker back, a one-shot recheck
+   * brings full speed back once the door is quiet (completions and the poll kick it too).
+   */
+  private allowedInFlight(): number {
+    const pacer = this.o.pacer;
+    if (!pacer) return this.concurrency;
+    const allowed = pacer.concurrency(this.concurrency);
+    if (allowed < this.concurrency && this.recheck === undefined) {
+      this.recheck = setTimeout(() => {
+        this.recheck = undefined;
+        this.kick();
+      }, pacer.recheckMs);
+      this.recheck.unref();
+    }
+    return allowed;
+  }
+
+  /** The pacer holds the worker back now (the front door is busy). */
+  private doorBusy(): boolean {
+    return this.o.pacer !== undefined && this.o.pacer.concurrency(this.concurrency) < this.concurrency;
   }
 
   /**
@@ -281,7 +309,8 @@ export class Worker {
             enqueue: async (next, handOverToNext) => {
               const nextDef = this.o.kinds.get(next.type);
               const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
-              if (this.stopping || !nextDef || later) {
+              // While the door is busy the successor queues like any job, so the pacer sees it.
+              if (this.stopping || !nextDef || later || this.doorBusy()) {
                 await jobs.enqueue(trx, next, now);
                 unclaimed++;
                 return false;

@@ -7,6 +7,7 @@ import { retryDelayMs } from '../../src/queue/backoff.js';
 import { JobKinds } from '../../src/queue/kinds.js';
 import { Rescuer } from '../../src/queue/maintenance/rescuer.js';
 import { Maintenance } from '../../src/queue/maintenance/service.js';
+import { type ClaimPacer, DoorSignal, doorPacer } from '../../src/queue/pacing.js';
 import { type ClaimedJob, type JobDefinition, PermanentJobError } from '../../src/queue/types.js';
 import { Worker, type WorkerOptions } from '../../src/queue/worker.js';
 import type { Store } from '../../src/store/index.js';
@@ -352,6 +353,53 @@ describe('Worker', () => {
       expect(log.map((a) => [a.attempt, a.outcome])).toEqual([[1, 'completed']]);
       expect(['a', 'b']).toContain(log[0]!.worker_id);
     }
+  });
+
+  it('keeps only the pacer’s few jobs in flight while the door is busy, and all once it is quiet', async () => {
+    let now = 0;
+    const door = new DoorSignal(() => now);
+    const paced = doorPacer(door, { busyConcurrency: 2, quietMs: 10 });
+    let asked = 0;
+    const pacer: ClaimPacer = {
+      concurrency: (full) => {
+        asked++;
+        return paced.concurrency(full);
+      },
+      recheckMs: paced.recheckMs,
+    };
+    const gate = deferred<void>();
+    unblock.push(() => gate.resolve());
+    let active = 0;
+    let mostActive = 0;
+    // Busy from the start: the worker's first claim may run after the enqueues below.
+    door.arrived();
+    startWorker(
+      {
+        run: async () => {
+          active++;
+          mostActive = Math.max(mostActive, active);
+          await gate.promise;
+          active--;
+          return async () => {};
+        },
+      },
+      { concurrency: 8, pacer },
+    );
+    const ids = await Promise.all(Array.from({ length: 8 }, () => enqueue()));
+    await waitFor(async () => active === 2);
+    // The worker has looked again several times (its rechecks, its poll) with the door still busy.
+    const seen = asked;
+    await waitFor(async () => asked >= seen + 5);
+    expect(mostActive).toBe(2);
+    // The request is answered and the door stays quiet: the rest are claimed without a new job.
+    door.left();
+    now += 1_000;
+    await waitFor(async () => active === 8);
+    gate.resolve();
+    await waitFor(async () => {
+      const rows = await Promise.all(ids.map(job));
+      return rows.every((r) => r.status === 'completed');
+    });
   });
 
   it('keeps a long job alive with its heartbeat beyond the lease', async () => {
