@@ -86,21 +86,31 @@ function status(pid) {
   const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) / 1024;
   return { rssMb: kb('VmRSS'), peakMb: kb('VmHWM'), threads: kb('Threads') * 1024 };
 }
+/** Each thread's latest memoryUsage(): the event loop's (threadId 0) and the others' heaps summed. */
 function lastMemory() {
+  let lines;
   try {
-    const lines = fs.readFileSync(memoryFile, 'utf8').trimEnd().split('\n');
-    return JSON.parse(lines.at(-1));
+    lines = fs.readFileSync(memoryFile, 'utf8').trimEnd().split('\n');
   } catch {
-    return undefined;
+    return {};
   }
+  const byThread = new Map();
+  const since = Date.now() - 15_000;
+  for (const line of lines.slice(-200)) {
+    const m = JSON.parse(line);
+    if (m.t >= since) byThread.set(m.threadId, m);
+  }
+  const main = byThread.get(0) ?? {};
+  const others = [...byThread.values()].filter((m) => m.threadId !== 0);
+  return { ...main, threadsHeapTotal: others.reduce((s, m) => s + m.heapTotal, 0) };
 }
 const count = async (where) =>
   Number((await store.query(`select count(*) n from submissions where ${where}`))[0].n);
 
 const load = fork(
   path.join(import.meta.dirname, 'lib/soak-load.mjs'),
-  [base, quick.apiKey, String(rate), String(minutes), JSON.stringify(template)],
-  { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  [base, String(rate), String(minutes), JSON.stringify(template)],
+  { env: { ...process.env, SOAK_API_KEY: quick.apiKey }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
 );
 let minute = { sent: 0, ok: 0, failed: 0, latencies: [] };
 let failedTotal = 0;
@@ -119,7 +129,9 @@ const pct = (sorted, p) =>
 console.log(
   `\nbench:soak  ${store.label}, the service as shipped (API + worker + render threads), reports json+html+pdf, ${rate}/s offered for ${minutes} min, ${os.cpus().length} cores`,
 );
-console.log('min   RSS MB  heap MB  ext MB  arrbuf MB  done/s  accept p50 ms  p99 ms  backlog  cpu %');
+console.log(
+  'min   RSS MB  heap MB  ext MB  arrbuf MB  threads heap MB  done/s  accept p50 ms  p99 ms  backlog  cpu %',
+);
 const rows = [];
 let completedBefore = await count("status = 'completed'");
 let cpuBefore = processCpuMs(service.pid);
@@ -131,7 +143,7 @@ for (let m = 1; m <= minutes; m++) {
   const backlog = await count("status not in ('completed','failed','rejected')");
   const cpu = processCpuMs(service.pid);
   const s = status(service.pid);
-  const mem = lastMemory() ?? {};
+  const mem = lastMemory();
   const lat = minute.latencies.sort((a, b) => a - b);
   const row = {
     m,
@@ -140,6 +152,7 @@ for (let m = 1; m <= minutes; m++) {
     heapUsed: mem.heapUsed,
     external: mem.external,
     arrayBuffers: mem.arrayBuffers,
+    threadsHeap: mem.threadsHeapTotal,
     donePerS: (completed - completedBefore) / 60,
     p50: pct(lat, 50),
     p99: pct(lat, 99),
@@ -148,7 +161,7 @@ for (let m = 1; m <= minutes; m++) {
   };
   rows.push(row);
   console.log(
-    `${String(m).padStart(3)}  ${row.rssMb.toFixed(0).padStart(7)}  ${mb(row.heapUsed)}    ${mb(row.external)}  ${mb(row.arrayBuffers)}      ${row.donePerS.toFixed(0).padStart(6)}  ${row.p50.toFixed(1).padStart(13)}  ${row.p99.toFixed(1).padStart(6)}  ${String(backlog).padStart(7)}  ${row.cpuPct.toFixed(0).padStart(5)}`,
+    `${String(m).padStart(3)}  ${row.rssMb.toFixed(0).padStart(7)}  ${mb(row.heapUsed)}    ${mb(row.external)}  ${mb(row.arrayBuffers)}            ${mb(row.threadsHeap)}  ${row.donePerS.toFixed(0).padStart(6)}  ${row.p50.toFixed(1).padStart(13)}  ${row.p99.toFixed(1).padStart(6)}  ${String(backlog).padStart(7)}  ${row.cpuPct.toFixed(0).padStart(5)}`,
   );
   completedBefore = completed;
   cpuBefore = cpu;

@@ -5,7 +5,8 @@
 // scheduled send time. Once a second it sends the parent {sent, ok, failed, latencies[]}.
 import http from 'node:http';
 
-const [base, apiKey, rateText, minutesText, bodyText] = process.argv.slice(2);
+const [base, rateText, minutesText, bodyText] = process.argv.slice(2);
+const apiKey = process.env.SOAK_API_KEY;
 const rate = Number(rateText);
 const total = Math.round(rate * 60 * Number(minutesText));
 const body = Buffer.from(bodyText);
