@@ -1,4 +1,4 @@
-// npm run bench:soak [-- --minutes 30 --rate 100 --store sqlite|postgres --heap-at 5,29 --env K=V,...]
+// npm run bench:soak [-- --minutes 30 --rate 100 --store sqlite|postgres --heap-at 5,29 --env K=V,... --node-args="..."]
 // The whole service as shipped (`serve --role all`: API, worker and render threads in one
 // process) with reports requested, offered submissions at a steady rate by an open-loop load
 // process (bench/lib/soak-load.mjs). Once a minute it prints the service's RSS, heap used,
@@ -6,7 +6,7 @@
 // bench/lib/memory-probe.mjs), completions/s, p50/p99 acceptance latency and the backlog; at the
 // end, RSS at minute 5 and at the end, their ratio (target: within 10 %) and the peak.
 // --heap-at writes heap snapshots at those minutes into DATA_DIR/../soak-heap (kept).
-// --env sets service variables for an experiment (e.g. MALLOC_ARENA_MAX=2).
+// --env sets service variables for an experiment (e.g. MALLOC_ARENA_MAX=2), --node-args its node flags.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +24,8 @@ const { values } = parseArgs({
     port: { type: 'string', default: '18383' },
     'heap-at': { type: 'string', default: '' },
     env: { type: 'string', default: '' },
+    // Node flags for the service, space-separated (e.g. "--max-semi-space-size=4").
+    'node-args': { type: 'string', default: '' },
   },
 });
 const minutes = Number(values.minutes);
