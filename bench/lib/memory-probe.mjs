@@ -13,7 +13,10 @@ if (file) {
   const timer = setInterval(
     () => {
       const m = process.memoryUsage();
-      fs.appendFileSync(file, `${JSON.stringify({ t: Date.now(), threadId, youngMb: resourceLimits.maxYoungGenerationSizeMb, ...m })}\n`);
+      fs.appendFileSync(
+        file,
+        `${JSON.stringify({ t: Date.now(), threadId, youngMb: resourceLimits.maxYoungGenerationSizeMb, ...m })}\n`,
+      );
     },
     Number(process.env.SOAK_MEMORY_EVERY_MS ?? 5000),
   );
