@@ -1,16 +1,19 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.js';
-import { axeViolations, enter, freePort, shot, signedInContext, tabTo } from '../helpers/console-browser.js';
+import {
+  axeViolations,
+  type ConsoleBrowserSetup,
+  enter,
+  heading,
+  shot,
+  signedInContext,
+  startConsoleBrowser,
+  tabTo,
+  tabToField,
+} from '../helpers/console-browser.js';
 import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
 import { TestReceiver } from '../helpers/receiver.js';
-import {
-  createAccount,
-  getJson,
-  startTestService,
-  type TestAccount,
-  type TestService,
-} from '../helpers/service.js';
+import { createAccount, getJson, type TestAccount, type TestService } from '../helpers/service.js';
 
 /**
  * The console's Callbacks pages in real Chromium (issue 31): set the URL, rotate the secret (shown
@@ -19,9 +22,8 @@ import {
  * selectable text.
  */
 
-// What the page.evaluate callbacks use in Chromium (tsconfig has no DOM lib of its own).
+// What the page.evaluate callback uses in Chromium (tsconfig has no DOM lib of its own).
 declare const navigator: { clipboard: { readText(): Promise<string> } };
-declare const document: { activeElement: { id: string } | null };
 
 const SECRET = /^whsec_[A-Za-z0-9+/=]{20,}$/;
 const receiver = new TestReceiver();
@@ -30,37 +32,18 @@ let browser: Browser;
 let service: TestService;
 let account: TestAccount;
 
+let setup: ConsoleBrowserSetup | undefined;
+
 beforeAll(async () => {
   receiverUrl = await receiver.start();
-  const port = await freePort();
-  service = await startTestService({
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    WEBHOOK_ALLOW_INSECURE: 'true',
-    WEBHOOK_RETRY_SCHEDULE: '0s',
-  });
-  account = await createAccount(service, { name: 'Harbour Clinic' });
-  browser = await launchChromium();
+  setup = await startConsoleBrowser({ WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_RETRY_SCHEDULE: '0s' });
+  ({ browser, service, account } = setup);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+  await setup?.close();
   await receiver.stop();
 });
-
-async function heading(page: Page, name: string): Promise<boolean> {
-  return page.getByRole('heading', { level: 1, name }).isVisible();
-}
-
-/** Tabs until the form field `id` has the focus (keyboard only). */
-async function tabToField(page: Page, id: string): Promise<void> {
-  for (let i = 0; i < 60; i++) {
-    await page.keyboard.press('Tab');
-    if ((await page.evaluate(() => document.activeElement?.id ?? '')) === id) return;
-  }
-  throw new Error(`never reached #${id} with Tab`);
-}
 
 async function eventIdOf(owner: TestAccount, resultId: string): Promise<string> {
   return waitUntil(async () => {

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.js';
-import { axeViolations, enter, freePort, shot, signedInContext, tabTo } from '../helpers/console-browser.js';
-import { waitUntil } from '../helpers/pipeline.js';
 import {
-  bodyFor,
-  createAccount,
-  postSubmission,
-  startTestService,
-  type TestAccount,
-  type TestService,
-} from '../helpers/service.js';
+  axeViolations,
+  type ConsoleBrowserSetup,
+  enter,
+  heading,
+  shot,
+  signedInContext,
+  startConsoleBrowser,
+  tabTo,
+  tabToField,
+} from '../helpers/console-browser.js';
+import { waitUntil } from '../helpers/pipeline.js';
+import { bodyFor, postSubmission, type TestAccount, type TestService } from '../helpers/service.js';
 
 /**
  * The console's Erasures page in real Chromium (issue 31): request an erasure with the keyboard
@@ -20,23 +22,19 @@ import {
  * off.
  */
 
-// What the page.evaluate callback uses in Chromium (tsconfig has no DOM lib of its own).
-declare const document: { activeElement: { id: string } | null };
-
 let browser: Browser;
 let service: TestService;
 let account: TestAccount;
 
+let setup: ConsoleBrowserSetup | undefined;
+
 beforeAll(async () => {
-  const port = await freePort();
-  service = await startTestService({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
-  account = await createAccount(service, { name: 'Harbour Clinic' });
-  browser = await launchChromium();
+  setup = await startConsoleBrowser();
+  ({ browser, service, account } = setup);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+  await setup?.close();
 });
 
 async function subjectWithSubmission(): Promise<string> {
@@ -50,19 +48,6 @@ async function subjectWithSubmission(): Promise<string> {
   );
   expect(res.status).toBe(202);
   return subject;
-}
-
-/** Tabs until the form field `id` has the focus (keyboard only). */
-async function tabToField(page: Page, id: string): Promise<void> {
-  for (let i = 0; i < 60; i++) {
-    await page.keyboard.press('Tab');
-    if ((await page.evaluate(() => document.activeElement?.id ?? '')) === id) return;
-  }
-  throw new Error(`never reached #${id} with Tab`);
-}
-
-async function heading(page: Page, name: string): Promise<boolean> {
-  return page.getByRole('heading', { level: 1, name }).isVisible();
 }
 
 describe('Erasures in Chromium', () => {

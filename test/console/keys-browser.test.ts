@@ -1,14 +1,16 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.js';
-import { axeViolations, enter, freePort, shot, signedInContext, tabTo } from '../helpers/console-browser.js';
 import {
-  createAccount,
-  getJson,
-  startTestService,
-  type TestAccount,
-  type TestService,
-} from '../helpers/service.js';
+  axeViolations,
+  type ConsoleBrowserSetup,
+  enter,
+  heading,
+  shot,
+  signedInContext,
+  startConsoleBrowser,
+  tabTo,
+} from '../helpers/console-browser.js';
+import { getJson, type TestAccount, type TestService } from '../helpers/service.js';
 
 /**
  * The console's API keys and audit trail pages in real Chromium (issue 31): create a key (shown
@@ -24,21 +26,16 @@ let browser: Browser;
 let service: TestService;
 let account: TestAccount;
 
+let setup: ConsoleBrowserSetup | undefined;
+
 beforeAll(async () => {
-  const port = await freePort();
-  service = await startTestService({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` });
-  account = await createAccount(service, { name: 'Harbour Clinic' });
-  browser = await launchChromium();
+  setup = await startConsoleBrowser();
+  ({ browser, service, account } = setup);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+  await setup?.close();
 });
-
-async function heading(page: Page, name: string): Promise<boolean> {
-  return page.getByRole('heading', { level: 1, name }).isVisible();
-}
 
 describe('API keys and the audit trail in Chromium', () => {
   it('creates a key (shown once, copied), revokes it and finds both in the audit trail, by keyboard, axe-clean at each step', async () => {

@@ -1,15 +1,19 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.js';
-import { axeViolations, enter, freePort, signedInContext, tabTo } from '../helpers/console-browser.js';
+import {
+  axeViolations,
+  type ConsoleBrowserSetup,
+  enter,
+  signedInContext,
+  startConsoleBrowser,
+  tabTo,
+} from '../helpers/console-browser.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { TestReceiver } from '../helpers/receiver.js';
 import {
   bodyFor,
-  createAccount,
   getJson,
   postSubmission,
-  startTestService,
   type TestAccount,
   type TestService,
   testKeyFor,
@@ -48,19 +52,19 @@ async function submit(reference: string): Promise<string> {
   return String(accepted.json.submissionId);
 }
 
+let setup: ConsoleBrowserSetup | undefined;
+
 beforeAll(async () => {
   const url = await receiver.start();
-  const port = await freePort();
-  service = await startTestService({
-    PORT: String(port),
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+  setup = await startConsoleBrowser({
     RATE_LIMIT_PER_MINUTE: '0',
     JOB_MAX_ATTEMPTS: '2',
     JOB_RETRY_BASE_MS: '10',
     WEBHOOK_ALLOW_INSECURE: 'true',
     WEBHOOK_RETRY_SCHEDULE: '0s',
   });
-  sandbox = await testKeyFor(service, await createAccount(service, { name: 'Harbour Clinic' }));
+  ({ browser, service } = setup);
+  sandbox = await testKeyFor(service, setup.account);
   const set = await fetch(`${service.url}/v1/webhook-endpoint`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
@@ -71,12 +75,10 @@ beforeAll(async () => {
   const fine = await submit('visit-0042');
   expect(await finalStatus(failing)).toBe('failed');
   expect(await finalStatus(fine)).toBe('completed');
-  browser = await launchChromium();
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
+  await setup?.close();
   await receiver.stop();
 });
 

@@ -5,7 +5,9 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { RunningService } from '../../src/service.js';
+import { launchChromium } from './chromium.js';
 import { consoleLink } from './console.js';
+import { createAccount, startTestService, type TestAccount, type TestService } from './service.js';
 
 /**
  * What the console's Chromium tests share (issue 31): axe-core with the WCAG 2.2 AA tags and no
@@ -89,4 +91,50 @@ export async function shot(page: Page, name: string): Promise<void> {
     mkdirSync(path.join(ROOT, 'docs/images'), { recursive: true });
     copyFileSync(file, path.join(ROOT, `docs/images/console-${name}.png`));
   }
+}
+
+/** Tabs until the form field `id` has the focus (keyboard only). */
+export async function tabToField(page: Page, id: string): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    if ((await page.evaluate(() => document.activeElement?.id ?? '')) === id) return;
+  }
+  throw new Error(`never reached #${id} with Tab`);
+}
+
+/** Whether the page's level-1 heading `name` is shown. */
+export function heading(page: Page, name: string): Promise<boolean> {
+  return page.getByRole('heading', { level: 1, name }).isVisible();
+}
+
+/** What a console Chromium test runs against: a service, its account, a browser. */
+export interface ConsoleBrowserSetup {
+  browser: Browser;
+  service: TestService;
+  account: TestAccount;
+  close(): Promise<void>;
+}
+
+/**
+ * A test service on a free loopback port (so PUBLIC_BASE_URL, the links' base, is its real
+ * address), an account named like a partner's, and Chromium.
+ */
+export async function startConsoleBrowser(env: Record<string, string> = {}): Promise<ConsoleBrowserSetup> {
+  const port = await freePort();
+  const service = await startTestService({
+    PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ...env,
+  });
+  const account = await createAccount(service, { name: 'Harbour Clinic' });
+  const browser = await launchChromium();
+  return {
+    browser,
+    service,
+    account,
+    close: async () => {
+      await browser.close();
+      await service.stop();
+    },
+  };
 }
