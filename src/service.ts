@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
@@ -269,12 +269,9 @@ export function serviceJobKinds(
   return kinds;
 }
 
-/** Counts every request the server takes, from its arrival until its response closes. */
+/** Tells the door signal of every request the server takes, as it arrives. */
 function watchDoor(server: Server, door: DoorSignal): void {
-  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
-    door.arrived();
-    res.once('close', () => door.left());
-  });
+  server.on('request', () => door.arrived());
 }
 
 /** A worker running every job kind, and the maintenance services beside it. */

@@ -1,17 +1,15 @@
 /**
- * The front door first (issue 32): while the door is under pressure (a burst: several requests
- * waiting for their answer at once), the worker in the same process keeps only a few jobs in
- * flight, so the event loop answers them first; once the pressure has been gone for `quietMs` it
- * runs at full concurrency again. A steady flow (100/s answered in a few ms each, so rarely more
- * than one in flight) is not pressure: pacing it would leave the pipeline behind the arrivals for
- * good. Work is never dropped: a busy door still gets `busyConcurrency` jobs through at a time.
+ * The front door first (issue 32): while the door is under pressure (a burst: requests arriving
+ * faster than the pipeline could complete them), the worker in the same process keeps only a few
+ * jobs in flight, so the event loop answers them first; once the pressure has been gone for
+ * `quietMs` it runs at full concurrency again. A steady flow the pipeline keeps up with (100/s)
+ * is not pressure: pacing it would leave the pipeline behind the arrivals for good. Work is never
+ * dropped: a busy door still gets `busyConcurrency` jobs through at a time.
  */
 
 /** What the pacer reads of the front door. */
 export interface DoorState {
-  /** Requests received and not yet answered. */
-  inFlight: number;
-  /** Milliseconds since requests last reached the pressure mark (Infinity: never). */
+  /** Milliseconds since arrivals last came as fast as a burst's (Infinity: never). */
   msSincePressure: number;
 }
 
@@ -22,13 +20,19 @@ export interface PacingPolicy {
   quietMs: number;
 }
 
-/** Requests in flight at once that make a burst (`DoorSignal`'s mark). */
-export const PRESSURE_IN_FLIGHT = 4;
+/**
+ * A burst: `PRESSURE_ARRIVALS` requests arriving within `PRESSURE_WINDOW_MS` (400/s or more, above
+ * what the pipeline completes, so a flow it keeps up with is never paced). Arrivals, not requests
+ * in flight: a `healthspan listen` stream or a slow download stays in flight for minutes without
+ * costing the door anything.
+ */
+export const PRESSURE_ARRIVALS = 4;
+export const PRESSURE_WINDOW_MS = 10;
 
 export const PACING_DEFAULTS: PacingPolicy = { busyConcurrency: 1, quietMs: 50 };
 
 export function doorBusy(door: DoorState, policy: PacingPolicy): boolean {
-  return door.inFlight >= PRESSURE_IN_FLIGHT || door.msSincePressure < policy.quietMs;
+  return door.msSincePressure < policy.quietMs;
 }
 
 /** The worker's concurrency for this claim: its full `concurrency` unless the door is busy. */
@@ -37,24 +41,25 @@ export function pacedConcurrency(concurrency: number, door: DoorState, policy: P
   return Math.min(concurrency, Math.max(1, policy.busyConcurrency));
 }
 
-/** Counts the front door's requests; fed by the HTTP server, read by the worker's pacer. */
+/** Watches the front door's arrivals; fed by the HTTP server, read by the worker's pacer. */
 export class DoorSignal {
-  private inFlight = 0;
+  /** The arrival times before this one that a burst counts, a ring; `next` is the oldest. */
+  private readonly recent = new Float64Array(PRESSURE_ARRIVALS - 1).fill(Number.NEGATIVE_INFINITY);
+  private next = 0;
   private lastPressure = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
   arrived(): void {
-    this.inFlight++;
-    if (this.inFlight >= PRESSURE_IN_FLIGHT) this.lastPressure = this.now();
-  }
-
-  left(): void {
-    if (this.inFlight > 0) this.inFlight--;
+    const now = this.now();
+    const oldest = this.recent[this.next] ?? Number.NEGATIVE_INFINITY;
+    this.recent[this.next] = now;
+    this.next = (this.next + 1) % this.recent.length;
+    if (now - oldest <= PRESSURE_WINDOW_MS) this.lastPressure = now;
   }
 
   state(): DoorState {
-    return { inFlight: this.inFlight, msSincePressure: this.now() - this.lastPressure };
+    return { msSincePressure: this.now() - this.lastPressure };
   }
 }
 

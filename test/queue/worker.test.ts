@@ -7,7 +7,7 @@ import { retryDelayMs } from '../../src/queue/backoff.js';
 import { JobKinds } from '../../src/queue/kinds.js';
 import { Rescuer } from '../../src/queue/maintenance/rescuer.js';
 import { Maintenance } from '../../src/queue/maintenance/service.js';
-import { type ClaimPacer, DoorSignal, doorPacer, PRESSURE_IN_FLIGHT } from '../../src/queue/pacing.js';
+import { type ClaimPacer, DoorSignal, doorPacer, PRESSURE_ARRIVALS } from '../../src/queue/pacing.js';
 import { type ClaimedJob, type JobDefinition, PermanentJobError } from '../../src/queue/types.js';
 import { Worker, type WorkerOptions } from '../../src/queue/worker.js';
 import type { Store } from '../../src/store/index.js';
@@ -371,8 +371,9 @@ describe('Worker', () => {
     unblock.push(() => gate.resolve());
     let active = 0;
     let mostActive = 0;
-    // Under pressure from the start: the worker's first claim may run after the enqueues below.
-    for (let i = 0; i < PRESSURE_IN_FLIGHT; i++) door.arrived();
+    // Under pressure from the start (a burst's arrivals in one instant): the worker's first claim
+    // may run after the enqueues below.
+    for (let i = 0; i < PRESSURE_ARRIVALS; i++) door.arrived();
     startWorker(
       {
         run: async () => {
@@ -391,8 +392,7 @@ describe('Worker', () => {
     const seen = asked;
     await waitFor(async () => asked >= seen + 5);
     expect(mostActive).toBe(2);
-    // The requests are answered and the door stays quiet: the rest are claimed without a new job.
-    for (let i = 0; i < PRESSURE_IN_FLIGHT; i++) door.left();
+    // No more arrivals and the door stays quiet: the rest are claimed without a new job.
     now += 1_000;
     await waitFor(async () => active === 8);
     gate.resolve();
