@@ -38,7 +38,15 @@ export async function serveProcess(
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(BIN, ['serve', '--role', role], {
-    env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    // RENDER_NICE 0: as startTestService's (a niced render thread crawls on a busy machine).
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      RENDER_NICE: '0',
+      ...env,
+      PORT: String(port),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

@@ -47,6 +47,10 @@ export async function startTestService(
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
+    // Render threads at the process's priority: on a machine busy with other test files a niced
+    // thread gets a sliver of a core and takes minutes to start (a stop once waited on one for
+    // over a minute). Priority is tested where it is the subject (render-priority.test.ts).
+    RENDER_NICE: '0',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
