@@ -48,8 +48,8 @@ export async function startTestService(
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     // Render threads at the process's priority: on a machine busy with other test files a niced
-    // thread gets a sliver of a core and takes minutes to start (a stop once waited on one for
-    // over a minute). Priority is tested where it is the subject (render-priority.test.ts).
+    // thread gets a sliver of a core. Priority is tested where it is the subject
+    // (render-priority.test.ts).
     RENDER_NICE: '0',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...env,

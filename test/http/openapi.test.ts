@@ -184,6 +184,8 @@ describe('the served OpenAPI document', () => {
     ]);
     const yaml = await fetch(`${service.url}/openapi.yaml`);
     expect(yaml.headers.get('content-type')).toMatch(/^application\/yaml/);
+    // Read to the end: a response left unread holds its connection, and the server's close waits.
+    expect((await yaml.text()).length).toBeGreaterThan(0);
     expect(Object.keys(op('/openapi.yaml').responses['200']!.content!)).toEqual(['application/yaml']);
   });
 
@@ -597,6 +599,7 @@ describe('errors and headers', () => {
     const link = new URL(items.find((i) => i.access)!.access!.downloadUrl);
     const download = await fetch(`${service.url}${link.pathname}${link.search}`);
     expect(download.status).toBe(200);
+    expect((await download.arrayBuffer()).byteLength).toBeGreaterThan(0);
     expectDocumented('/v1/artifacts/{artifactId}/content', 'get', { status: 200, headers: download.headers });
     const forged = await getJson(service, `${link.pathname}?expires=1&signature=forged`);
     expect(errorOfJson(forged.json)).toBe('FORBIDDEN');
