@@ -12,7 +12,7 @@ import { WORKER_DEFAULTS } from './defaults.js';
 import { type FailurePlan, logFailure, planFailure, type RetryPolicy, recordFailure } from './failure.js';
 import type { JobKinds } from './kinds.js';
 import type { ClaimPacer } from './pacing.js';
-import { type JobDefinition, PermanentJobError } from './types.js';
+import { type Completion, type JobDefinition, PermanentJobError } from './types.js';
 
 /** What a worker needs of the store: the job table, the group commit and the wake-ups. */
 export interface QueueStore {
@@ -279,7 +279,7 @@ export class Worker {
     span: TraceSpan,
     handOver: unknown,
   ): Promise<void> {
-    const { jobs, batcher, notifier } = this.o.store;
+    const { notifier } = this.o.store;
     const def = this.o.kinds.get(job.type);
     const started = performance.now();
     try {
@@ -291,43 +291,7 @@ export class Worker {
         handOver,
       });
       if (signal.aborted) throw new LeaseLost();
-      // The successors this commit claimed, each with what the step handed it: held only until
-      // they start (so at most one per running job), and never seen by a later attempt.
-      const chained: Array<{ job: ClaimedJob; handOver: unknown }> = [];
-      const afterCommit: Array<() => Promise<void>> = [];
-      let unclaimed = 0;
-      await batcher.submit(
-        async (trx) => {
-          // Commit unit: the chained jobs and after-commit work are emptied first, so only the
-          // committed attempt's count; the completion and start hooks write through `trx`.
-          chained.length = 0;
-          afterCommit.length = 0;
-          unclaimed = 0;
-          const now = this.clock();
-          if (!(await jobs.complete(trx, job, now))) throw new LeaseLost();
-          await completion(trx, {
-            enqueue: async (next, handOverToNext) => {
-              const nextDef = this.o.kinds.get(next.type);
-              const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
-              // While the door is busy the successor queues like any job, so the pacer sees it.
-              if (this.stopping || !nextDef || later || this.doorBusy()) {
-                await jobs.enqueue(trx, next, now);
-                unclaimed++;
-                return false;
-              }
-              const claimed = await jobs.enqueueClaimed(trx, next, now, {
-                workerId: this.workerId,
-                leaseMs: this.leaseMs,
-              });
-              await nextDef.onStart?.(trx, claimed);
-              chained.push({ job: claimed, handOver: handOverToNext });
-              return true;
-            },
-            afterCommit: (fn) => afterCommit.push(fn),
-          });
-        },
-        { urgent: def.commitsUrgently === true },
-      );
+      const { chained, unclaimed, afterCommit } = await this.commitCompletion(job, def, completion);
       const ms = performance.now() - started;
       context.log.info({ ms: Math.round(ms) }, 'job completed');
       attemptEnded(job, 'completed', ms);
@@ -350,6 +314,57 @@ export class Worker {
       attemptEnded(job, plan.nextAttemptAt === null ? 'failed' : 'retried', performance.now() - started);
       span.fail(error);
     }
+  }
+
+  /**
+   * Commits a step's completion: the job completed (fenced on its lease), the step's writes, and
+   * its successors, each claimed by this worker when it may run now. The first claimed successor
+   * is written with the completion in one statement (`JobsRepository.completeAndChain`), so the
+   * fence runs after the step's own writes: a lost lease throws and the unit rolls back whole.
+   */
+  private async commitCompletion(job: ClaimedJob, def: JobDefinition, completion: Completion) {
+    const { jobs, batcher } = this.o.store;
+    // The successors this commit claimed, each with what the step handed it: held only until
+    // they start (so at most one per running job), and never seen by a later attempt.
+    const chained: Array<{ job: ClaimedJob; handOver: unknown }> = [];
+    const afterCommit: Array<() => Promise<void>> = [];
+    let unclaimed = 0;
+    await batcher.submit(
+      async (trx) => {
+        // Commit unit: the chained jobs and after-commit work are emptied first, so only the
+        // committed attempt's count; the completion and start hooks write through `trx`.
+        chained.length = 0;
+        afterCommit.length = 0;
+        unclaimed = 0;
+        const now = this.clock();
+        let completed = false;
+        await completion(trx, {
+          enqueue: async (next, handOverToNext) => {
+            const nextDef = this.o.kinds.get(next.type);
+            const later = next.runAt !== undefined && Date.parse(next.runAt) > now.getTime();
+            // While the door is busy the successor queues like any job, so the pacer sees it.
+            if (this.stopping || !nextDef || later || this.doorBusy()) {
+              await jobs.enqueue(trx, next, now);
+              unclaimed++;
+              return false;
+            }
+            const lease = { workerId: this.workerId, leaseMs: this.leaseMs };
+            const claimed = completed
+              ? await jobs.enqueueClaimed(trx, next, now, lease)
+              : await jobs.completeAndChain(trx, job, now, next, lease);
+            if (!claimed) throw new LeaseLost();
+            completed = true;
+            await nextDef.onStart?.(trx, claimed);
+            chained.push({ job: claimed, handOver: handOverToNext });
+            return true;
+          },
+          afterCommit: (fn) => afterCommit.push(fn),
+        });
+        if (!completed && !(await jobs.complete(trx, job, now))) throw new LeaseLost();
+      },
+      { urgent: def.commitsUrgently === true },
+    );
+    return { chained, unclaimed, afterCommit };
   }
 
   private async release(job: ClaimedJob, context: WorkContext): Promise<void> {

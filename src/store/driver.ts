@@ -117,6 +117,13 @@ export interface Driver {
 
   /** Claims due jobs of `typeCount` kinds (values: now, limit, running, workerId, lockedUntil, type0…). */
   claimJobs(db: Executor, typeCount: number, values: Record<string, unknown>): Promise<ClaimedRow[]>;
+  /**
+   * Completes a job its worker still holds (`finish`: the values of `finishJob`) and, only if it
+   * did, inserts its successor already claimed (`successor`: a jobs row with its lease).
+   * PostgreSQL: one statement (a data-modifying CTE), a round trip fewer per step; SQLite: the
+   * two statements. False: the lease was lost, and nothing was written.
+   */
+  completeAndChain(db: Executor, finish: Record<string, unknown>, successor: JobRow): Promise<boolean>;
   /** Extends the leases `workerId` still holds among `ids`; returns the ids it still holds. */
   extendLeases(workerId: string, ids: readonly string[], lockedUntil: string): Promise<string[]>;
   /**

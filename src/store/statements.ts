@@ -92,6 +92,27 @@ export const priorClaim = (db: Kysely<Database>) =>
     .where('idempotency_keys.partner_id', '=', slot('k.partner_id'))
     .where('idempotency_keys.key_hash', '=', slot('k.key_hash'));
 
+/**
+ * A job's attempt ends (completed, retrying or failed), fenced on the lease: only the worker
+ * that still holds the job may end it. Completion, retry and failure differ only in values.
+ */
+export const finishJob = (db: Kysely<Database>) =>
+  db
+    .updateTable('jobs')
+    .set({
+      status: slot('status'),
+      completed_at: sql`coalesce(${slot('completedAt')}, completed_at)`,
+      failed_at: sql`coalesce(${slot('failedAt')}, failed_at)`,
+      run_at: sql`coalesce(${slot('runAt')}, run_at)`,
+      error_summary: slot('summary'),
+      locked_by: slot('nothing'),
+      locked_until: slot('nothing'),
+      updated_at: slot('now'),
+    })
+    .where('id', '=', slot('id'))
+    .where('locked_by', '=', slot('owner'))
+    .where('status', '=', slot('running'));
+
 /** The job columns a claim returns (`ClaimedRow`). */
 export const CLAIMED_COLUMNS = [
   'id',

@@ -272,6 +272,53 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     ).toBeUndefined();
   });
 
+  it('completes a job its worker holds and writes its successor claimed, or neither once the lease is lost', async () => {
+    const jobs = s.store.system.jobs;
+    const newJob = (n: number, type: string) => ({
+      id: uuid(200 + n),
+      type,
+      tenantId,
+      submissionId: null,
+      payload: { step: n },
+      correlationId: 'corr-1',
+      requestId: null,
+      acceptedAt: T0.toISOString(),
+      slaDeadlineAt: null,
+      maxAttempts: 3,
+    });
+    await jobs.enqueue(s.driver.db, newJob(1, 'chain.first'), T0);
+    const [first] = await s.store.system.batcher.submit((trx) =>
+      jobs.claim(trx, 'worker-1', ['chain.first'], 1, 30_000, at(10)),
+    );
+    if (!first) throw new Error('the first job was not claimed');
+
+    // Another worker's idea of the job (its lease ran out and was taken over) changes nothing.
+    const stale = { ...first, lockedBy: 'worker-0' };
+    const lease = { workerId: 'worker-1', leaseMs: 30_000 };
+    const lost = await s.store.system.batcher.submit((trx) =>
+      jobs.completeAndChain(trx, stale, at(20), newJob(2, 'chain.second'), lease),
+    );
+    expect(lost).toBeUndefined();
+    expect(await row('jobs', uuid(201))).toMatchObject({ status: 'running', locked_by: 'worker-1' });
+    expect(
+      await s.driver.db.selectFrom('jobs').select('id').where('id', '=', uuid(202)).executeTakeFirst(),
+    ).toBeUndefined();
+
+    const next = await s.store.system.batcher.submit((trx) =>
+      jobs.completeAndChain(trx, first, at(30), newJob(2, 'chain.second'), lease),
+    );
+    expect(next).toMatchObject({ id: uuid(202), type: 'chain.second', attempt: 1, lockedBy: 'worker-1' });
+    expect(await row('jobs', uuid(201))).toMatchObject({
+      status: 'completed',
+      completed_at: at(30).toISOString(),
+      locked_by: null,
+      locked_until: null,
+    });
+    expect(await row('jobs', uuid(202))).toEqual(
+      jobRow({ ...newJob(2, 'chain.second'), id: uuid(202) }, at(30), lease),
+    );
+  });
+
   it('writes a result with its pending artifacts once, and marks artifacts available', async () => {
     const submissionId = uuid(1);
     const result = resultRow({ id: uuid(200), tenantId, submissionId, bundleJson: '{"outcomes":[]}' }, T0);

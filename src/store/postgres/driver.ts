@@ -25,6 +25,7 @@ import {
   CLAIM_RETURNING,
   claimIdempotencyKey,
   dueJobs,
+  finishJob,
   heldBy,
   insertResultIfAbsent,
   LEASE,
@@ -126,9 +127,18 @@ function locks(db: Kysely<Database>): Pick<Driver, 'tryExclusive' | 'withMigrati
 }
 
 /** The queue's claims and lease extensions, which race with other workers' and processes'. */
-function queue(db: Kysely<Database>, runner: PreparedRunner): Pick<Driver, 'claimJobs' | 'extendLeases'> {
+function queue(
+  db: Kysely<Database>,
+  runner: PreparedRunner,
+): Pick<Driver, 'claimJobs' | 'extendLeases' | 'completeAndChain'> {
   const claims = new QueriesByCount();
+  const chain = namedQuery(completeAndChainStatement(db).compile());
   return {
+    async completeAndChain(executor, finish, successor) {
+      const inserted = await runner.all<{ id: string }>(executor, chain, { ...finish, j: successor });
+      return inserted.length === 1;
+    },
+
     claimJobs(executor: Executor, typeCount: number, values: Record<string, unknown>) {
       // Workers in several processes race: the pick is a materialized CTE with `FOR UPDATE SKIP
       // LOCKED`, so rows another transaction is claiming are skipped rather than waited for, and
@@ -254,6 +264,19 @@ function writes(
       await runner.run(trx, query, { ...availableValues(artifacts), resultId, now });
     },
   };
+}
+
+/**
+ * A step's completion and its successor's claimed row in one statement: the insert selects from
+ * the fenced update's returned row, so a lost lease writes neither.
+ */
+function completeAndChainStatement(db: Kysely<Database>) {
+  return db
+    .with('done', () => finishJob(db).returning('id'))
+    .insertInto('jobs')
+    .columns(JOB_COLUMNS)
+    .expression((eb) => eb.selectFrom('done').select(rowSelection('j', JOB_COLUMNS)))
+    .returning('id');
 }
 
 /**

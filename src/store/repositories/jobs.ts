@@ -4,9 +4,9 @@ import type { ClaimedJob, Lease, NewJob } from '../../jobs/types.js';
 import { iso, isoOrNull, json } from '../codec.js';
 import type { ClaimedRow, Driver } from '../driver.js';
 import { newId } from '../ids.js';
-import { type Executor, type NamedQuery, namedQuery, slot } from '../prepared.js';
+import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
 import { jobRow } from '../rows.js';
-import { CLAIMED_COLUMNS, insertJob } from '../statements.js';
+import { CLAIMED_COLUMNS, finishJob, insertJob } from '../statements.js';
 
 function toClaimed(row: Omit<ClaimedRow, 'status'>): ClaimedJob {
   return {
@@ -26,6 +26,27 @@ function toClaimed(row: Omit<ClaimedRow, 'status'>): ClaimedJob {
   };
 }
 
+/** The values of `finishJob`: how an attempt ends, fenced on the lease its worker holds. */
+function finishValues(
+  job: ClaimedJob,
+  now: Date,
+  change: { status: 'completed' | 'retrying' | 'failed'; summary: string | null; runAt?: Date },
+): Record<string, unknown> {
+  const nowIso = now.toISOString();
+  return {
+    status: change.status,
+    completedAt: change.status === 'completed' ? nowIso : null,
+    failedAt: change.status === 'failed' ? nowIso : null,
+    runAt: change.runAt ? change.runAt.toISOString() : null,
+    summary: change.summary,
+    nothing: null,
+    now: nowIso,
+    id: job.id,
+    owner: job.lockedBy,
+    running: 'running',
+  };
+}
+
 /** The job table's state machine. Every write after a claim is fenced on the lease owner. */
 export class JobsRepository {
   // Run for every job: built once, run as prepared statements.
@@ -36,24 +57,7 @@ export class JobsRepository {
     this.q = {
       enqueue: insertJob(db),
       // Completion, retry and failure differ only in values; all are fenced on the lease owner.
-      finish: namedQuery(
-        db
-          .updateTable('jobs')
-          .set({
-            status: slot('status'),
-            completed_at: sql`coalesce(${slot('completedAt')}, completed_at)`,
-            failed_at: sql`coalesce(${slot('failedAt')}, failed_at)`,
-            run_at: sql`coalesce(${slot('runAt')}, run_at)`,
-            error_summary: slot('summary'),
-            locked_by: slot('nothing'),
-            locked_until: slot('nothing'),
-            updated_at: slot('now'),
-          })
-          .where('id', '=', slot('id'))
-          .where('locked_by', '=', slot('owner'))
-          .where('status', '=', slot('running'))
-          .compile(),
-      ),
+      finish: namedQuery(finishJob(db).compile()),
     };
   }
 
@@ -129,20 +133,7 @@ export class JobsRepository {
     now: Date,
     change: { status: 'completed' | 'retrying' | 'failed'; summary: string | null; runAt?: Date },
   ): Promise<boolean> {
-    const nowIso = now.toISOString();
-    const changed = await this.driver.runner.run(db, this.q.finish, {
-      status: change.status,
-      completedAt: change.status === 'completed' ? nowIso : null,
-      failedAt: change.status === 'failed' ? nowIso : null,
-      runAt: change.runAt ? change.runAt.toISOString() : null,
-      summary: change.summary,
-      nothing: null,
-      now: nowIso,
-      id: job.id,
-      owner: job.lockedBy,
-      running: 'running',
-    });
-    return changed === 1;
+    return (await this.driver.runner.run(db, this.q.finish, finishValues(job, now, change))) === 1;
   }
 
   /**
@@ -187,6 +178,24 @@ export class JobsRepository {
   /** Marks the job completed if this worker still holds it; false means the lease was lost. */
   complete(trx: Executor, job: ClaimedJob, now: Date): Promise<boolean> {
     return this.finish(trx, job, now, { status: 'completed', summary: null });
+  }
+
+  /**
+   * Marks the job completed and enqueues its successor already claimed by `lease.workerId`, in
+   * one statement where the driver can (`Driver.completeAndChain`). Undefined when the lease was
+   * lost: then nothing was written.
+   */
+  async completeAndChain(
+    trx: Executor,
+    job: ClaimedJob,
+    now: Date,
+    next: NewJob,
+    lease: Lease,
+  ): Promise<ClaimedJob | undefined> {
+    const row = jobRow({ ...next, id: next.id ?? newId() }, now, lease);
+    const finish = finishValues(job, now, { status: 'completed', summary: null });
+    if (!(await this.driver.completeAndChain(trx, finish, row))) return undefined;
+    return toClaimed(row as ClaimedRow);
   }
 
   retryLater(trx: Executor, job: ClaimedJob, runAt: Date, summary: string, now: Date): Promise<boolean> {
