@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
+import type { SubmissionStatus } from '../domain/statuses.js';
 import type { ClaimedJob, NewJob } from '../jobs/types.js';
 import type { Database } from '../store/database.js';
 
@@ -12,7 +13,7 @@ export interface CompletionContext {
    * current job claims it in the same transaction and starts it right after the commit, so a
    * chain of steps costs no extra claim round (another worker may still take it if this one
    * dies: the lease covers it like any claim). Resolves true when this worker claimed it and
-   * its start hook ran in this transaction, false when it waits in the queue.
+   * its start status was written in this transaction, false when it waits in the queue.
    *
    * `handOver` is what this step already holds that the next one would otherwise read again
    * (the loaded submission): the worker hands it to that attempt alone (`HandlerContext`).
@@ -73,8 +74,11 @@ export interface JobDefinition {
    * that record its outcome; those run in the transaction that marks the job completed.
    */
   run(job: ClaimedJob, ctx: HandlerContext): Promise<Completion>;
-  /** Writes made when an attempt starts, in the transaction that claims the job (a `CommitUnit`). */
-  onStart?(trx: Transaction<Database>, job: ClaimedJob): Promise<void>;
+  /**
+   * The status the job's submission takes when an attempt starts, written with the claim (one
+   * statement for every job the claim took) or in the statement that chains the job.
+   */
+  startStatus?: SubmissionStatus;
   /** Called in the transaction that marks the job failed for good (a `CommitUnit`: may run twice). */
   onFailed?(trx: Transaction<Database>, job: ClaimedJob, summary: string, error: unknown): Promise<void>;
   /** Called once a final failure (and its `onFailed` writes) committed: for what it reports. */

@@ -230,18 +230,32 @@ export class Worker {
   }
 
   /**
-   * Claims jobs and records that they started in one transaction (one commit for the whole
-   * claim). A start hook that throws leaves its job claimed; the attempt then fails normally.
+   * Claims jobs and records that they started (their submissions' start statuses) in one
+   * transaction: one commit for the whole claim.
    */
   private async claimAndStart(limit: number): Promise<ClaimedJob[]> {
     const { jobs, batcher } = this.o.store;
     // Commit unit: the claim and the start hooks write through `trx` only; the jobs claimed are
     // its return value, so an attempt rolled back claimed nothing.
     return batcher.submit(async (trx) => {
-      const claimed = await jobs.claim(trx, this.workerId, this.kinds, limit, this.leaseMs, this.clock());
-      for (const job of claimed) await this.o.kinds.get(job.type)?.onStart?.(trx, job);
+      const now = this.clock();
+      const claimed = await jobs.claim(trx, this.workerId, this.kinds, limit, this.leaseMs, now);
+      await jobs.markStarted(trx, this.startStatuses(claimed), now);
       return claimed;
     });
+  }
+
+  /** The submissions of `claimed` by the status each takes as its job starts. */
+  private startStatuses(claimed: readonly ClaimedJob[]): Map<string, string[]> {
+    const starts = new Map<string, string[]>();
+    for (const job of claimed) {
+      const status = this.o.kinds.get(job.type)?.startStatus;
+      if (status === undefined || job.submissionId === null) continue;
+      const ids = starts.get(status) ?? [];
+      ids.push(job.submissionId);
+      starts.set(status, ids);
+    }
+    return starts;
   }
 
   /** Runs a claimed job; `handOver` only for the successor a completing job chained (`runOne`). */
@@ -319,8 +333,9 @@ export class Worker {
   /**
    * Commits a step's completion: the job completed (fenced on its lease), the step's writes, and
    * its successors, each claimed by this worker when it may run now. The first claimed successor
-   * is written with the completion in one statement (`JobsRepository.completeAndChain`), so the
-   * fence runs after the step's own writes: a lost lease throws and the unit rolls back whole.
+   * and its start status are written with the completion in one statement
+   * (`JobsRepository.completeAndChain`), so the fence runs after the step's own writes: a lost
+   * lease throws and the unit rolls back whole.
    */
   private async commitCompletion(job: ClaimedJob, def: JobDefinition, completion: Completion) {
     const { jobs, batcher } = this.o.store;
@@ -351,10 +366,16 @@ export class Worker {
             const lease = { workerId: this.workerId, leaseMs: this.leaseMs };
             const claimed = completed
               ? await jobs.enqueueClaimed(trx, next, now, lease)
-              : await jobs.completeAndChain(trx, job, now, next, lease);
+              : await jobs.completeAndChain(
+                  trx,
+                  job,
+                  now,
+                  { ...next, startStatus: nextDef.startStatus },
+                  lease,
+                );
             if (!claimed) throw new LeaseLost();
+            if (completed) await jobs.markStarted(trx, this.startStatuses([claimed]), now);
             completed = true;
-            await nextDef.onStart?.(trx, claimed);
             chained.push({ job: claimed, handOver: handOverToNext });
             return true;
           },

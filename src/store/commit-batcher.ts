@@ -22,7 +22,7 @@ import type { PreparedRunner } from './prepared.js';
  *   both attempts see the same ones.
  *
  * Each place that submits a unit says how it meets this (a comment starting "Commit unit:");
- * so does each step's `Completion`, `onStart` and `onFailed` (queue/types.ts), which run inside
+ * so does each step's `Completion` and `onFailed` (queue/types.ts), which run inside
  * the worker's units. SQLite's ingest writer retries its batches the same way
  * (`IngestBatchWriter`). `test/drivers/commit-units.test.ts` runs every kind of unit twice, the
  * first attempt rolled back, on both drivers, and finds the same outcome as one run.

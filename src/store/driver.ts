@@ -121,9 +121,16 @@ export interface Driver {
    * Completes a job its worker still holds (`finish`: the values of `finishJob`) and, only if it
    * did, inserts its successor already claimed (`successor`: a jobs row with its lease).
    * PostgreSQL: one statement (a data-modifying CTE), a round trip fewer per step; SQLite: the
-   * two statements. False: the lease was lost, and nothing was written.
+   * two statements. `startStatus`, when given, is the status the successor's submission takes
+   * as it starts, written by the same statement. False: the lease was lost, and nothing was
+   * written.
    */
-  completeAndChain(db: Executor, finish: Record<string, unknown>, successor: JobRow): Promise<boolean>;
+  completeAndChain(
+    db: Executor,
+    finish: Record<string, unknown>,
+    successor: JobRow,
+    startStatus: string | undefined,
+  ): Promise<boolean>;
   /** Extends the leases `workerId` still holds among `ids`; returns the ids it still holds. */
   extendLeases(workerId: string, ids: readonly string[], lockedUntil: string): Promise<string[]>;
   /**

@@ -67,3 +67,17 @@ export interface PreparedRunner {
   /** A fixed statement without parameters (savepoints). */
   exec(db: Executor, statement: string): Promise<void>;
 }
+
+/** Statements built once per count of their repeated part (job types, artifacts, ids). */
+export class QueriesByCount {
+  private readonly queries = new Map<number, NamedQuery>();
+
+  get(count: number, build: () => NamedQuery): NamedQuery {
+    let query = this.queries.get(count);
+    if (!query) {
+      query = build();
+      this.queries.set(count, query);
+    }
+    return query;
+  }
+}

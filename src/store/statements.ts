@@ -113,6 +113,28 @@ export const finishJob = (db: Kysely<Database>) =>
     .where('locked_by', '=', slot('owner'))
     .where('status', '=', slot('running'));
 
+/**
+ * A submission's status, by id. Slot names are given so a CTE can bind them beside another
+ * statement's (`Driver.completeAndChain` takes the id from the successor's row).
+ */
+export const setSubmissionStatus = (
+  qc: QueryCreator<Database>,
+  slots: { id: string; status: string } = { id: 'id', status: 'status' },
+) =>
+  qc
+    .updateTable('submissions')
+    .set({ status: slot(slots.status), updated_at: slot('now') })
+    .where('id', '=', slot(slots.id));
+
+/** One status for `count` submissions, by id (`id0`, `id1`, …). */
+export function setStatusOfMany(db: Kysely<Database>, count: number) {
+  const ids = Array.from({ length: count }, (_, i) => slot(`id${i}`));
+  return db
+    .updateTable('submissions')
+    .set({ status: slot('status'), updated_at: slot('now') })
+    .where('id', 'in', ids);
+}
+
 /** The job columns a claim returns (`ClaimedRow`). */
 export const CLAIMED_COLUMNS = [
   'id',

@@ -272,13 +272,15 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     ).toBeUndefined();
   });
 
-  it('completes a job its worker holds and writes its successor claimed, or neither once the lease is lost', async () => {
+  // Uses the submissions the first case accepted (uuid 1 and 3).
+  it('completes a job its worker holds and writes its claimed successor and start status, or nothing once the lease is lost', async () => {
     const jobs = s.store.system.jobs;
+    const submissionId = uuid(1);
     const newJob = (n: number, type: string) => ({
-      id: uuid(200 + n),
+      id: uuid(300 + n),
       type,
       tenantId,
-      submissionId: null,
+      submissionId,
       payload: { step: n },
       correlationId: 'corr-1',
       requestId: null,
@@ -286,37 +288,54 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
       slaDeadlineAt: null,
       maxAttempts: 3,
     });
+    const statusOf = async (id: string) => (await row('submissions', id)).status;
     await jobs.enqueue(s.driver.db, newJob(1, 'chain.first'), T0);
     const [first] = await s.store.system.batcher.submit((trx) =>
       jobs.claim(trx, 'worker-1', ['chain.first'], 1, 30_000, at(10)),
     );
     if (!first) throw new Error('the first job was not claimed');
+    const before = await statusOf(submissionId);
 
     // Another worker's idea of the job (its lease ran out and was taken over) changes nothing.
     const stale = { ...first, lockedBy: 'worker-0' };
     const lease = { workerId: 'worker-1', leaseMs: 30_000 };
+    const second = { ...newJob(2, 'chain.second'), startStatus: 'processing' };
     const lost = await s.store.system.batcher.submit((trx) =>
-      jobs.completeAndChain(trx, stale, at(20), newJob(2, 'chain.second'), lease),
+      jobs.completeAndChain(trx, stale, at(20), second, lease),
     );
     expect(lost).toBeUndefined();
-    expect(await row('jobs', uuid(201))).toMatchObject({ status: 'running', locked_by: 'worker-1' });
+    expect(await row('jobs', uuid(301))).toMatchObject({ status: 'running', locked_by: 'worker-1' });
     expect(
-      await s.driver.db.selectFrom('jobs').select('id').where('id', '=', uuid(202)).executeTakeFirst(),
+      await s.driver.db.selectFrom('jobs').select('id').where('id', '=', uuid(302)).executeTakeFirst(),
     ).toBeUndefined();
+    expect(await statusOf(submissionId)).toBe(before);
 
     const next = await s.store.system.batcher.submit((trx) =>
-      jobs.completeAndChain(trx, first, at(30), newJob(2, 'chain.second'), lease),
+      jobs.completeAndChain(trx, first, at(30), second, lease),
     );
-    expect(next).toMatchObject({ id: uuid(202), type: 'chain.second', attempt: 1, lockedBy: 'worker-1' });
-    expect(await row('jobs', uuid(201))).toMatchObject({
+    expect(next).toMatchObject({ id: uuid(302), type: 'chain.second', attempt: 1, lockedBy: 'worker-1' });
+    expect(await row('jobs', uuid(301))).toMatchObject({
       status: 'completed',
       completed_at: at(30).toISOString(),
       locked_by: null,
       locked_until: null,
     });
-    expect(await row('jobs', uuid(202))).toEqual(
-      jobRow({ ...newJob(2, 'chain.second'), id: uuid(202) }, at(30), lease),
+    expect(await row('jobs', uuid(302))).toEqual(jobRow(newJob(2, 'chain.second'), at(30), lease));
+    expect(await row('submissions', submissionId)).toMatchObject({
+      status: 'processing',
+      updated_at: at(30).toISOString(),
+    });
+
+    // A claim's start statuses: one statement for every submission that takes the same one.
+    await s.store.system.batcher.submit((trx) =>
+      jobs.markStarted(trx, new Map([['validating', [uuid(1), uuid(3)]]]), at(40)),
     );
+    for (const id of [uuid(1), uuid(3)]) {
+      expect(await row('submissions', id)).toMatchObject({
+        status: 'validating',
+        updated_at: at(40).toISOString(),
+      });
+    }
   });
 
   it('writes a result with its pending artifacts once, and marks artifacts available', async () => {

@@ -7,7 +7,7 @@ export interface PipelineDeps {
   store: SystemStore;
   renderer: ReportRenderer;
   maxAttempts: number;
-  /** The service's clock, for the hooks that run outside a step (start, final failure). */
+  /** The service's clock, for the hooks that run outside a step (a final failure). */
   clock: Clock;
   /** `WEBHOOK_RETRY_SCHEDULE`, for the `result.ready` deliveries a completed result enqueues. */
   webhookScheduleMs: number[];

@@ -31,11 +31,9 @@ function requestedArtifacts(sub: NormalisedSubmission): ArtifactType[] {
  * a re-run gives the same numbers; the result and its pending artifacts, written once.
  */
 export function scoreStep(deps: PipelineDeps, end: SubmissionEnd): JobDefinition {
-  const { store, clock } = deps;
+  const { store } = deps;
   return {
-    async onStart(trx, job) {
-      await store.pipeline.setStatus(trx, requireSubmissionId(job), 'processing', clock());
-    },
+    startStatus: 'processing',
     async run(job, ctx) {
       const id = requireSubmissionId(job);
       const facts = await submissionFor(id, ctx, store);

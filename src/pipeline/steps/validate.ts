@@ -19,12 +19,10 @@ const REJECTIONS = {
  * is written by ingest), and it loads the submission for the whole chained run.
  */
 export function validateStep(deps: PipelineDeps, end: SubmissionEnd): JobDefinition {
-  const { store, clock } = deps;
+  const { store } = deps;
   const subs = store.pipeline;
   return {
-    async onStart(trx, job) {
-      await subs.setStatus(trx, requireSubmissionId(job), 'validating', clock());
-    },
+    startStatus: 'validating',
     async run(job, ctx) {
       const id = requireSubmissionId(job);
       const stored = await subs.load(store.db, id);

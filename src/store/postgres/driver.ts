@@ -11,7 +11,7 @@ import type {
   PriorClaim,
 } from '../driver.js';
 import { MIGRATION_LOCK_KEY, pollForMigrationLock } from '../locks.js';
-import { type Executor, type NamedQuery, namedQuery, type PreparedRunner } from '../prepared.js';
+import { type Executor, namedQuery, type PreparedRunner, QueriesByCount } from '../prepared.js';
 import {
   ARTIFACT_COLUMNS,
   type ArtifactRow,
@@ -32,6 +32,7 @@ import {
   markArtifactAvailable,
   priorClaim,
   rowSelection,
+  setSubmissionStatus,
   touchResult,
 } from '../statements.js';
 import { clientConfig, connectPostgres, describePostgres, PG_TIMEOUTS, type PgTimeouts } from './connect.js';
@@ -78,20 +79,6 @@ export function openPostgresDriver(
   };
 }
 
-/** Statements built once per count of their repeated part (job types, artifacts). */
-class QueriesByCount {
-  private readonly queries = new Map<number, NamedQuery>();
-
-  get(count: number, build: () => NamedQuery): NamedQuery {
-    let query = this.queries.get(count);
-    if (!query) {
-      query = build();
-      this.queries.set(count, query);
-    }
-    return query;
-  }
-}
-
 /** Advisory locks: the maintenance services' exclusive turns and the migration lock. */
 function locks(db: Kysely<Database>): Pick<Driver, 'tryExclusive' | 'withMigrationLock' | 'beforeMigration'> {
   return {
@@ -132,11 +119,13 @@ function queue(
   runner: PreparedRunner,
 ): Pick<Driver, 'claimJobs' | 'extendLeases' | 'completeAndChain'> {
   const claims = new QueriesByCount();
-  const chain = namedQuery(completeAndChainStatement(db).compile());
+  const chain = namedQuery(completeAndChainStatement(db, false).compile());
+  const chainAndStart = namedQuery(completeAndChainStatement(db, true).compile());
   return {
-    async completeAndChain(executor, finish, successor) {
-      const inserted = await runner.all<{ id: string }>(executor, chain, { ...finish, j: successor });
-      return inserted.length === 1;
+    async completeAndChain(executor, finish, successor, startStatus) {
+      const query = startStatus === undefined ? chain : chainAndStart;
+      const values = { ...finish, j: successor, startStatus };
+      return (await runner.all<{ id: string }>(executor, query, values)).length === 1;
     },
 
     claimJobs(executor: Executor, typeCount: number, values: Record<string, unknown>) {
@@ -267,12 +256,20 @@ function writes(
 }
 
 /**
- * A step's completion and its successor's claimed row in one statement: the insert selects from
- * the fenced update's returned row, so a lost lease writes neither.
+ * A step's completion, its successor's claimed row and (`withStart`) the status its submission
+ * takes as it starts, in one statement: the others write only if the fenced update returned its
+ * row, so a lost lease writes nothing.
  */
-function completeAndChainStatement(db: Kysely<Database>) {
-  return db
-    .with('done', () => finishJob(db).returning('id'))
+function completeAndChainStatement(db: Kysely<Database>, withStart: boolean) {
+  const done = db.with('done', () => finishJob(db).returning('id'));
+  const started = withStart
+    ? done.with('started', (qc) =>
+        setSubmissionStatus(qc, { id: 'j.submission_id', status: 'startStatus' }).where(
+          sql<boolean>`exists (select from done)`,
+        ),
+      )
+    : done;
+  return started
     .insertInto('jobs')
     .columns(JOB_COLUMNS)
     .expression((eb) => eb.selectFrom('done').select(rowSelection('j', JOB_COLUMNS)))

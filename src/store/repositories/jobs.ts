@@ -4,9 +4,9 @@ import type { ClaimedJob, Lease, NewJob } from '../../jobs/types.js';
 import { iso, isoOrNull, json } from '../codec.js';
 import type { ClaimedRow, Driver } from '../driver.js';
 import { newId } from '../ids.js';
-import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
+import { type Executor, type NamedQuery, namedQuery, QueriesByCount } from '../prepared.js';
 import { jobRow } from '../rows.js';
-import { CLAIMED_COLUMNS, finishJob, insertJob } from '../statements.js';
+import { CLAIMED_COLUMNS, finishJob, insertJob, setStatusOfMany } from '../statements.js';
 
 function toClaimed(row: Omit<ClaimedRow, 'status'>): ClaimedJob {
   return {
@@ -51,6 +51,7 @@ function finishValues(
 export class JobsRepository {
   // Run for every job: built once, run as prepared statements.
   private readonly q: { enqueue: NamedQuery; finish: NamedQuery };
+  private readonly statusQueries = new QueriesByCount();
 
   constructor(private readonly driver: Driver) {
     const db = driver.db;
@@ -166,6 +167,21 @@ export class JobsRepository {
       .sort((a, b) => a.id.localeCompare(b.id));
   }
 
+  /**
+   * The statuses the submissions of jobs just claimed take as they start: one statement per
+   * status, however many jobs the claim took.
+   */
+  async markStarted(trx: Executor, starts: ReadonlyMap<string, readonly string[]>, now: Date): Promise<void> {
+    for (const [status, ids] of starts) {
+      const query = this.statusQueries.get(ids.length, () =>
+        namedQuery(setStatusOfMany(this.driver.db, ids.length).compile()),
+      );
+      const values: Record<string, unknown> = { status, now: now.toISOString() };
+      for (const [i, id] of ids.entries()) values[`id${i}`] = id;
+      await this.driver.runner.run(trx, query, values);
+    }
+  }
+
   /** Extends the leases this worker still holds; returns the ids it no longer holds. */
   async heartbeat(workerId: string, ids: string[], leaseMs: number, now: Date): Promise<string[]> {
     if (ids.length === 0) return [];
@@ -182,19 +198,21 @@ export class JobsRepository {
 
   /**
    * Marks the job completed and enqueues its successor already claimed by `lease.workerId`, in
-   * one statement where the driver can (`Driver.completeAndChain`). Undefined when the lease was
-   * lost: then nothing was written.
+   * one statement where the driver can (`Driver.completeAndChain`), with the status its
+   * submission takes as it starts (`startStatus`). Undefined when the lease was lost: then
+   * nothing was written.
    */
   async completeAndChain(
     trx: Executor,
     job: ClaimedJob,
     now: Date,
-    next: NewJob,
+    next: NewJob & { startStatus?: string },
     lease: Lease,
   ): Promise<ClaimedJob | undefined> {
     const row = jobRow({ ...next, id: next.id ?? newId() }, now, lease);
     const finish = finishValues(job, now, { status: 'completed', summary: null });
-    if (!(await this.driver.completeAndChain(trx, finish, row))) return undefined;
+    const startStatus = next.submissionId === null ? undefined : next.startStatus;
+    if (!(await this.driver.completeAndChain(trx, finish, row, startStatus))) return undefined;
     return toClaimed(row as ClaimedRow);
   }
 

@@ -3,7 +3,7 @@ import type { SubmissionStatus } from '../../domain/statuses.js';
 import { iso, jsonAsText } from '../codec.js';
 import type { Driver } from '../driver.js';
 import { type Executor as Db, type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
-import { namedPartnerId } from '../statements.js';
+import { namedPartnerId, setSubmissionStatus } from '../statements.js';
 
 export interface StoredSubmission {
   submissionId: string;
@@ -72,13 +72,7 @@ export class PipelineRepository {
           .where('s.id', '=', slot('id'))
           .compile(),
       ),
-      setStatus: namedQuery(
-        db
-          .updateTable('submissions')
-          .set({ status: slot('status'), updated_at: slot('now') })
-          .where('id', '=', slot('id'))
-          .compile(),
-      ),
+      setStatus: namedQuery(setSubmissionStatus(db).compile()),
       setNormalised: namedQuery(
         db
           .updateTable('submissions')

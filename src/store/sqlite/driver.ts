@@ -20,6 +20,7 @@ import {
   insertResultIfAbsent,
   LEASE,
   markArtifactAvailable,
+  setSubmissionStatus,
   touchResult,
 } from '../statements.js';
 import { isSqliteBusy, retryWhileBusy } from './busy.js';
@@ -143,6 +144,7 @@ function pipelineStatements(db: Kysely<Database>) {
     touch: namedQuery(touchResult(db).compile()),
     finish: namedQuery(finishJob(db).compile()),
     job: insertJob(db),
+    status: namedQuery(setSubmissionStatus(db).compile()),
   };
 }
 
@@ -249,10 +251,19 @@ class SqliteDriver implements Driver {
     return held.map((r) => r.id);
   }
 
-  async completeAndChain(executor: Executor, finish: Record<string, unknown>, successor: JobRow) {
+  async completeAndChain(
+    executor: Executor,
+    finish: Record<string, unknown>,
+    successor: JobRow,
+    startStatus: string | undefined,
+  ) {
     // In-process statements cost microseconds: no reason to fold them.
     if ((await this.runner.run(executor, this.q.finish, finish)) !== 1) return false;
     await this.runner.run(executor, this.q.job, { j: successor });
+    if (startStatus !== undefined) {
+      const values = { id: successor.submission_id, status: startStatus, now: finish.now };
+      await this.runner.run(executor, this.q.status, values);
+    }
     return true;
   }
 
