@@ -1,16 +1,15 @@
 import type { Driver } from './driver.js';
 import { type Executor, type NamedQuery, namedQuery, slot } from './prepared.js';
+import { upsertArtifactContents } from './statements.js';
 
 /**
  * Where artifact bytes live. `put` is called inside the transaction that marks the artifact
  * available, so the row never says "available" without its bytes and a crash leaves neither.
- * An object store would implement the same two methods by writing before that transaction
- * (the rows only ever point at bytes already stored) and ignoring `trx`.
+ * The pipeline's reports take a shorter way to the same table: `Driver.storeArtifacts` writes
+ * their bytes and rows in one statement (PostgreSQL), so `put` is for one artifact made again.
  */
 export interface ArtifactStore {
   put(trx: Executor, artifactId: string, body: Buffer): Promise<void>;
-  /** Several at once (a submission's reports), in one statement where the store allows. */
-  putAll(trx: Executor, items: ReadonlyArray<{ artifactId: string; body: Buffer }>): Promise<void>;
   get(artifactId: string): Promise<Buffer | undefined>;
 }
 
@@ -23,50 +22,18 @@ export interface ArtifactStore {
  */
 export class DatabaseArtifactStore implements ArtifactStore {
   private readonly select: NamedQuery;
-  /** Multi-row upserts, by row count. */
-  private readonly upserts = new Map<number, NamedQuery>();
+  private readonly upsert: NamedQuery;
 
   constructor(private readonly driver: Driver) {
     const db = driver.db;
     this.select = namedQuery(
       db.selectFrom('artifact_contents').select('body').where('artifact_id', '=', slot('id')).compile(),
     );
-  }
-
-  private upsertOf(count: number): NamedQuery {
-    let query = this.upserts.get(count);
-    if (!query) {
-      query = namedQuery(
-        this.driver.db
-          .insertInto('artifact_contents')
-          .values(
-            Array.from({ length: count }, (_, i) => ({
-              artifact_id: slot(`id${i}`),
-              body: slot<Buffer>(`body${i}`),
-            })),
-          )
-          .onConflict((oc) =>
-            oc.column('artifact_id').doUpdateSet((eb) => ({ body: eb.ref('excluded.body') })),
-          )
-          .compile(),
-      );
-      this.upserts.set(count, query);
-    }
-    return query;
+    this.upsert = namedQuery(upsertArtifactContents(db, 1).compile());
   }
 
   async put(trx: Executor, artifactId: string, body: Buffer): Promise<void> {
-    await this.putAll(trx, [{ artifactId, body }]);
-  }
-
-  async putAll(trx: Executor, items: ReadonlyArray<{ artifactId: string; body: Buffer }>): Promise<void> {
-    if (items.length === 0) return;
-    const values: Record<string, unknown> = {};
-    for (const [i, item] of items.entries()) {
-      values[`id${i}`] = item.artifactId;
-      values[`body${i}`] = item.body;
-    }
-    await this.driver.runner.run(trx, this.upsertOf(items.length), values);
+    await this.driver.runner.run(trx, this.upsert, { id0: artifactId, body0: body });
   }
 
   async get(artifactId: string): Promise<Buffer | undefined> {

@@ -58,9 +58,10 @@ export interface IngestRows {
  */
 export type IngestWrite = { created: true } | { created: false; prior: PriorClaim | undefined };
 
-/** What one artifact's row says once its bytes are stored. */
+/** One artifact's bytes, and what its row says once they are stored. */
 export interface AvailableArtifactValues {
   artifactId: string;
+  body: Buffer;
   byteSize: number;
   contentType: string;
   fileName: string;
@@ -142,8 +143,11 @@ export interface Driver {
   ingest(rows: IngestRows): Promise<IngestWrite>;
   /** Writes the result and its pending artifacts unless the submission has one; true if written. */
   createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]): Promise<boolean>;
-  /** Marks artifacts available and touches their result. */
-  markArtifactsAvailable(
+  /**
+   * Stores artifacts' bytes (`artifact_contents`), marks the artifacts available and touches
+   * their result: one statement on PostgreSQL, whose round trips are what a write costs.
+   */
+  storeArtifacts(
     trx: Executor,
     resultId: string,
     artifacts: readonly AvailableArtifactValues[],

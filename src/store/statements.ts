@@ -230,16 +230,29 @@ export const markArtifactAvailable = (db: Kysely<Database>, i: number) =>
     })
     .where('id', '=', slot(`id${i}`));
 
+/** The bytes of `count` artifacts (`id0` and `body0`, …), written or replaced. */
+export const upsertArtifactContents = (qc: QueryCreator<Database>, count: number) =>
+  qc
+    .insertInto('artifact_contents')
+    .values(
+      Array.from({ length: count }, (_, i) => ({
+        artifact_id: slot(`id${i}`),
+        body: slot<Buffer>(`body${i}`),
+      })),
+    )
+    .onConflict((oc) => oc.column('artifact_id').doUpdateSet((eb) => ({ body: eb.ref('excluded.body') })));
+
 export const touchResult = (db: QueryCreator<Database>) =>
   db
     .updateTable('results')
     .set({ updated_at: slot('now') })
     .where('id', '=', slot('resultId'));
 
-/** Values for `markArtifactAvailable` slots. */
+/** Values for the slots of `markArtifactAvailable` and `upsertArtifactContents`. */
 export function availableValues(
   artifacts: ReadonlyArray<{
     artifactId: string;
+    body: Buffer;
     contentType: string;
     fileName: string;
     byteSize: number;
@@ -250,6 +263,7 @@ export function availableValues(
   for (const [i, a] of artifacts.entries()) {
     Object.assign(values, {
       [`id${i}`]: a.artifactId,
+      [`body${i}`]: a.body,
       [`contentType${i}`]: a.contentType,
       [`fileName${i}`]: a.fileName,
       [`byteSize${i}`]: a.byteSize,

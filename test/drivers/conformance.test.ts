@@ -338,7 +338,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     }
   });
 
-  it('writes a result with its pending artifacts once, and marks artifacts available', async () => {
+  it('writes a result with its pending artifacts once, and stores artifacts with their bytes', async () => {
     const submissionId = uuid(1);
     const result = resultRow({ id: uuid(200), tenantId, submissionId, bundleJson: '{"outcomes":[]}' }, T0);
     const artifacts = ['json', 'pdf'].map((type) => pendingArtifactRow(result, type));
@@ -354,13 +354,15 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
 
     const available = artifacts.map((a, i) => ({
       artifactId: String(a.id),
+      body: Buffer.from(`bytes of ${i}`),
       byteSize: 10 + i,
       contentType: `type/${i}`,
       fileName: `file-${i}`,
       sha256: `sha-${i}`,
     }));
-    await s.driver.markArtifactsAvailable(s.driver.db, uuid(200), available, at(7).toISOString());
+    await s.driver.storeArtifacts(s.driver.db, uuid(200), available, at(7).toISOString());
     for (const a of available) {
+      expect(await s.store.system.artifacts.get(a.artifactId)).toEqual(a.body);
       expect(await row('artifacts', a.artifactId)).toMatchObject({
         availability: 'available',
         byte_size: a.byteSize,

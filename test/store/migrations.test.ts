@@ -186,8 +186,7 @@ describe('migrations', () => {
           sha256: 'a'.repeat(64),
         },
       ];
-      await store.system.artifacts.putAll(trx, rendered);
-      await store.system.results.markAvailable(trx, created.resultId, rendered, now());
+      await store.system.results.storeAvailable(trx, created.resultId, rendered, now());
       return created;
     });
 

@@ -65,8 +65,7 @@ export function renderStep(deps: PipelineDeps, end: SubmissionEnd): JobDefinitio
       });
       return async (trx, completion) => {
         const now = ctx.clock();
-        await store.artifacts.putAll(trx, written);
-        await results.markAvailable(trx, result.resultId, written, now);
+        await results.storeAvailable(trx, result.resultId, written, now);
         await end.complete(trx, job, now, completion);
       };
     },

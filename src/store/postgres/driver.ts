@@ -34,6 +34,7 @@ import {
   rowSelection,
   setSubmissionStatus,
   touchResult,
+  upsertArtifactContents,
 } from '../statements.js';
 import { clientConfig, connectPostgres, describePostgres, PG_TIMEOUTS, type PgTimeouts } from './connect.js';
 import { PostgresJobListener } from './job-listener.js';
@@ -193,7 +194,7 @@ function writes(
   db: Kysely<Database>,
   runner: PreparedRunner,
   committer: Committer,
-): Pick<Driver, 'ingest' | 'createResult' | 'markArtifactsAvailable'> {
+): Pick<Driver, 'ingest' | 'createResult' | 'storeArtifacts'> {
   const ingestQuery = namedQuery(ingestStatement(db).compile());
   const results = new QueriesByCount();
   const marks = new QueriesByCount();
@@ -228,7 +229,7 @@ function writes(
       return row?.created === 1;
     },
 
-    async markArtifactsAvailable(
+    async storeArtifacts(
       trx: Executor,
       resultId: string,
       artifacts: readonly AvailableArtifactValues[],
@@ -245,7 +246,9 @@ function writes(
       // One single-row update per artifact, by primary key: an `update … from (values …)` join
       // was planned as a scan of the whole artifacts table.
       const query = marks.get(artifacts.length, () => {
-        let statement = db.with('a0', () => markArtifactAvailable(db, 0));
+        let statement = db
+          .with('contents', (qc) => upsertArtifactContents(qc, artifacts.length))
+          .with('a0', () => markArtifactAvailable(db, 0));
         for (let i = 1; i < artifacts.length; i++)
           statement = statement.with(`a${i}`, () => markArtifactAvailable(db, i));
         return namedQuery(touchResult(statement).compile());

@@ -152,16 +152,16 @@ export class ResultsRepository {
   }
 
   /**
-   * Marks artifacts available once their bytes are durable in the artifact store (in the same
-   * transaction), and touches their result.
+   * Stores the artifacts' bytes and marks them available in the same transaction (so a link is
+   * never handed out before its bytes are durable), and touches their result.
    */
-  markAvailable(
+  storeAvailable(
     trx: Executor,
     resultId: string,
     artifacts: readonly AvailableArtifact[],
     now: Date,
   ): Promise<void> {
-    return this.driver.markArtifactsAvailable(trx, resultId, artifacts, now.toISOString());
+    return this.driver.storeArtifacts(trx, resultId, artifacts, now.toISOString());
   }
 
   async markPendingUnavailable(trx: Executor, resultId: string, now: Date): Promise<number> {

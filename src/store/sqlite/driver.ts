@@ -7,7 +7,7 @@ import { CommitBatcher } from '../commit-batcher.js';
 import type { Database } from '../database.js';
 import type { AvailableArtifactValues, ClaimedRow, Driver, IngestRows, IngestWrite } from '../driver.js';
 import { pollForMigrationLock } from '../locks.js';
-import { type Executor, type NamedQuery, namedQuery } from '../prepared.js';
+import { type Executor, type NamedQuery, namedQuery, QueriesByCount } from '../prepared.js';
 import type { ArtifactRow, JobRow, ResultRow } from '../rows.js';
 import {
   availableValues,
@@ -22,6 +22,7 @@ import {
   markArtifactAvailable,
   setSubmissionStatus,
   touchResult,
+  upsertArtifactContents,
 } from '../statements.js';
 import { isSqliteBusy, retryWhileBusy } from './busy.js';
 import { SqliteChangeWatcher } from './change-watcher.js';
@@ -159,6 +160,7 @@ class SqliteDriver implements Driver {
   private readonly wal: WalSync;
   private readonly ingestThread: IngestThread;
   private readonly q: ReturnType<typeof pipelineStatements>;
+  private readonly contents = new QueriesByCount();
   private readonly claims = new Map<number, NamedQuery>();
 
   constructor(dataDir: string, options: SqliteDriverOptions) {
@@ -278,12 +280,18 @@ class SqliteDriver implements Driver {
     return true;
   }
 
-  async markArtifactsAvailable(
+  async storeArtifacts(
     trx: Executor,
     resultId: string,
     artifacts: readonly AvailableArtifactValues[],
     now: string,
   ): Promise<void> {
+    if (artifacts.length > 0) {
+      const upsert = this.contents.get(artifacts.length, () =>
+        namedQuery(upsertArtifactContents(this.db, artifacts.length).compile()),
+      );
+      await this.runner.run(trx, upsert, availableValues(artifacts));
+    }
     for (const artifact of artifacts) {
       await this.runner.run(trx, this.q.markAvailable, { ...availableValues([artifact]), now });
     }
