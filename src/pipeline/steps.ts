@@ -25,7 +25,7 @@ export function registerPipelineJobs(kinds: JobKinds, deps: PipelineDeps): JobKi
 
 /**
  * One file per step (`steps/`); how a submission ends is shared (`steps/complete.ts`). The steps'
- * completions, start hooks and final-failure hooks run in the worker's commit units and may run
+ * completions and final-failure hooks run in the worker's commit units and may run
  * twice, the first attempt rolled back (`CommitUnit`): they write through `trx` only, enqueue and
  * report through the completion context (emptied before each attempt), and decide from what they
  * read in `trx` or what the step computed before.
