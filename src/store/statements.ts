@@ -161,9 +161,15 @@ export const CLAIMED_COLUMNS = [
  */
 const ACCOUNT_INACTIVE = sql<boolean>`(jobs.type <> ${sql.lit(ERASURE_JOB_TYPE)} and exists (select 1 from tenants t left join tenants live on live.id = t.live_tenant_id where t.id = jobs.tenant_id and not coalesce(live.active, t.active)))`;
 
+/**
+ * `limit`: a number is written into the SQL as a literal (SQLite, where a bound `LIMIT ?`
+ * made the claim 4 to 5 times slower: 130 against 26 µs for one job on a 3,000-job backlog,
+ * measured); otherwise a slot.
+ */
 export function dueJobs(
   db: Kysely<Database>,
   typeCount: number,
+  limit?: number,
 ): SelectQueryBuilder<Database, 'jobs', { id: string; held: boolean }> {
   // Literal statuses, not parameters: only then can the planner use the partial index.
   return db
@@ -177,7 +183,7 @@ export function dueJobs(
       Array.from({ length: typeCount }, (_, i) => slot(`type${i}`)),
     )
     .orderBy('run_at')
-    .limit(slot<number>('limit'));
+    .limit(limit === undefined ? slot<number>('limit') : sql.lit(limit));
 }
 
 /**

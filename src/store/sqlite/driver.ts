@@ -161,7 +161,7 @@ class SqliteDriver implements Driver {
   private readonly ingestThread: IngestThread;
   private readonly q: ReturnType<typeof pipelineStatements>;
   private readonly contents = new QueriesByCount();
-  private readonly claims = new Map<number, NamedQuery>();
+  private readonly claims = new Map<string, NamedQuery>();
 
   constructor(dataDir: string, options: SqliteDriverOptions) {
     const file = sqliteFile(dataDir);
@@ -226,19 +226,22 @@ class SqliteDriver implements Driver {
   async beforeMigration(): Promise<void> {}
 
   async claimJobs(executor: Executor, typeCount: number, values: Record<string, unknown>) {
-    let query = this.claims.get(typeCount);
+    // One statement per limit asked for (at most the worker's concurrency): see `dueJobs`.
+    const limit = Number(values.limit);
+    const key = `${typeCount}:${limit}`;
+    let query = this.claims.get(key);
     if (!query) {
       // The single writer connection serialises claims: a plain subquery picks the due jobs.
       query = namedQuery(
         this.db
           .updateTable('jobs')
-          .from(dueJobs(this.db, typeCount).as('due'))
+          .from(dueJobs(this.db, typeCount, limit).as('due'))
           .set(LEASE)
           .whereRef('jobs.id', '=', 'due.id')
           .returning(CLAIM_RETURNING)
           .compile(),
       );
-      this.claims.set(typeCount, query);
+      this.claims.set(key, query);
     }
     return this.runner.all<ClaimedRow>(executor, query, values);
   }
