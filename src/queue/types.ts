@@ -21,6 +21,12 @@ export interface CompletionContext {
   enqueue(job: NewJob, handOver?: unknown): Promise<boolean>;
   /** Runs `fn` once the completing transaction has committed (not if it rolls back). */
   afterCommit(fn: () => Promise<void>): void;
+  /**
+   * The status the job's submission takes with this completion, written by the statement that
+   * marks the job completed (the unit's last write) rather than one of its own. A read in the
+   * same transaction before that still sees the old status.
+   */
+  endSubmission(status: SubmissionStatus): void;
 }
 
 /**

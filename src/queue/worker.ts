@@ -240,7 +240,7 @@ export class Worker {
     return batcher.submit(async (trx) => {
       const now = this.clock();
       const claimed = await jobs.claim(trx, this.workerId, this.kinds, limit, this.leaseMs, now);
-      await jobs.markStarted(trx, this.startStatuses(claimed), now);
+      await jobs.setStatuses(trx, this.startStatuses(claimed), now);
       return claimed;
     });
   }
@@ -333,9 +333,9 @@ export class Worker {
   /**
    * Commits a step's completion: the job completed (fenced on its lease), the step's writes, and
    * its successors, each claimed by this worker when it may run now. The first claimed successor
-   * and its start status are written with the completion in one statement
-   * (`JobsRepository.completeAndChain`), so the fence runs after the step's own writes: a lost
-   * lease throws and the unit rolls back whole.
+   * and its start status, or else the submission's end status (`endSubmission`), are written
+   * with the completion in one statement (`Driver.completeJob`), so the fence runs after the
+   * step's own writes: a lost lease throws and the unit rolls back whole.
    */
   private async commitCompletion(job: ClaimedJob, def: JobDefinition, completion: Completion) {
     const { jobs, batcher } = this.o.store;
@@ -347,12 +347,14 @@ export class Worker {
     await batcher.submit(
       async (trx) => {
         // Commit unit: the chained jobs and after-commit work are emptied first, so only the
-        // committed attempt's count; the completion and start hooks write through `trx`.
+        // committed attempt's count; the completion writes through `trx`, and the statuses it
+        // asks for are written with the job's completion.
         chained.length = 0;
         afterCommit.length = 0;
         unclaimed = 0;
         const now = this.clock();
         let completed = false;
+        let endStatus: string | undefined;
         await completion(trx, {
           enqueue: async (next, handOverToNext) => {
             const nextDef = this.o.kinds.get(next.type);
@@ -374,14 +376,20 @@ export class Worker {
                   lease,
                 );
             if (!claimed) throw new LeaseLost();
-            if (completed) await jobs.markStarted(trx, this.startStatuses([claimed]), now);
+            if (completed) await jobs.setStatuses(trx, this.startStatuses([claimed]), now);
             completed = true;
             chained.push({ job: claimed, handOver: handOverToNext });
             return true;
           },
           afterCommit: (fn) => afterCommit.push(fn),
+          endSubmission: (status) => {
+            endStatus = status;
+          },
         });
-        if (!completed && !(await jobs.complete(trx, job, now))) throw new LeaseLost();
+        if (!completed && !(await jobs.complete(trx, job, now, endStatus))) throw new LeaseLost();
+        if (completed && endStatus !== undefined && job.submissionId !== null) {
+          await jobs.setStatuses(trx, new Map([[endStatus, [job.submissionId]]]), now);
+        }
       },
       { urgent: def.commitsUrgently === true },
     );

@@ -58,6 +58,12 @@ export interface IngestRows {
  */
 export type IngestWrite = { created: true } | { created: false; prior: PriorClaim | undefined };
 
+/** What `Driver.completeJob` writes with a job's completion. */
+export interface CompletionWrites {
+  successor?: JobRow;
+  status?: { submissionId: string; status: string };
+}
+
 /** One artifact's bytes, and what its row says once they are stored. */
 export interface AvailableArtifactValues {
   artifactId: string;
@@ -120,18 +126,12 @@ export interface Driver {
   claimJobs(db: Executor, typeCount: number, values: Record<string, unknown>): Promise<ClaimedRow[]>;
   /**
    * Completes a job its worker still holds (`finish`: the values of `finishJob`) and, only if it
-   * did, inserts its successor already claimed (`successor`: a jobs row with its lease).
-   * PostgreSQL: one statement (a data-modifying CTE), a round trip fewer per step; SQLite: the
-   * two statements. `startStatus`, when given, is the status the successor's submission takes
-   * as it starts, written by the same statement. False: the lease was lost, and nothing was
-   * written.
+   * did, what goes with it: its successor already claimed (`successor`, a jobs row with its
+   * lease) and a submission's new status (`status`: the successor's start, or the submission's
+   * end). PostgreSQL: one statement (a data-modifying CTE), each part a round trip fewer;
+   * SQLite: one statement per part. False: the lease was lost, and nothing was written.
    */
-  completeAndChain(
-    db: Executor,
-    finish: Record<string, unknown>,
-    successor: JobRow,
-    startStatus: string | undefined,
-  ): Promise<boolean>;
+  completeJob(db: Executor, finish: Record<string, unknown>, then: CompletionWrites): Promise<boolean>;
   /** Extends the leases `workerId` still holds among `ids`; returns the ids it still holds. */
   extendLeases(workerId: string, ids: readonly string[], lockedUntil: string): Promise<string[]>;
   /**

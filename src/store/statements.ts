@@ -115,7 +115,7 @@ export const finishJob = (db: Kysely<Database>) =>
 
 /**
  * A submission's status, by id. Slot names are given so a CTE can bind them beside another
- * statement's (`Driver.completeAndChain` takes the id from the successor's row).
+ * statement's (`Driver.completeJob`).
  */
 export const setSubmissionStatus = (
   qc: QueryCreator<Database>,

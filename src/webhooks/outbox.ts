@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import { v5 as uuidv5 } from 'uuid';
-import { submissionStatusLabel } from '../domain/statuses.js';
+import { type SubmissionStatus, submissionStatusLabel } from '../domain/statuses.js';
 import type { NewJob } from '../queue/types.js';
 import type { Database } from '../store/database.js';
 import type { SystemStore } from '../store/index.js';
@@ -82,7 +82,14 @@ export function deliveryJob(
 export async function recordResultReady(
   store: SystemStore,
   trx: Transaction<Database>,
-  input: { submissionId: string; now: Date; ids: DeliveryIds; policy: DeliveryJobPolicy },
+  input: {
+    submissionId: string;
+    /** The status the event states, when the submission's row does not say it yet (`endSubmission`). */
+    status?: SubmissionStatus;
+    now: Date;
+    ids: DeliveryIds;
+    policy: DeliveryJobPolicy;
+  },
   enqueue: (job: NewJob) => Promise<unknown>,
 ): Promise<string | undefined> {
   const row = await store.webhooks.readyEventSource(trx, input.submissionId);
@@ -103,7 +110,7 @@ export async function recordResultReady(
         resultId: row.result_id,
         submissionId: row.id,
         partnerSubmissionId: row.partner_submission_id,
-        status: row.status,
+        status: input.status ?? row.status,
         completedAt: input.now.toISOString(),
         ...(row.report_id ? { reportId: row.report_id } : {}),
       }),

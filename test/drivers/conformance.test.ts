@@ -326,14 +326,35 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
       updated_at: at(30).toISOString(),
     });
 
+    // Completed without a successor, with the submission's end status; not once the lease is lost.
+    const [last] = await s.store.system.batcher.submit((trx) =>
+      jobs.claim(trx, 'worker-1', ['chain.second'], 1, 30_000, at(40)),
+    );
+    expect(last).toBeUndefined(); // chained already running: not claimable again
+    const ended = (owner: string) =>
+      s.store.system.batcher.submit((trx) =>
+        jobs.complete(trx, { ...(next as NonNullable<typeof next>), lockedBy: owner }, at(50), 'completed'),
+      );
+    expect(await ended('worker-0')).toBe(false);
+    expect(await statusOf(submissionId)).toBe('processing');
+    expect(await ended('worker-1')).toBe(true);
+    expect(await row('jobs', uuid(302))).toMatchObject({
+      status: 'completed',
+      completed_at: at(50).toISOString(),
+    });
+    expect(await row('submissions', submissionId)).toMatchObject({
+      status: 'completed',
+      updated_at: at(50).toISOString(),
+    });
+
     // A claim's start statuses: one statement for every submission that takes the same one.
     await s.store.system.batcher.submit((trx) =>
-      jobs.markStarted(trx, new Map([['validating', [uuid(1), uuid(3)]]]), at(40)),
+      jobs.setStatuses(trx, new Map([['validating', [uuid(1), uuid(3)]]]), at(60)),
     );
     for (const id of [uuid(1), uuid(3)]) {
       expect(await row('submissions', id)).toMatchObject({
         status: 'validating',
-        updated_at: at(40).toISOString(),
+        updated_at: at(60).toISOString(),
       });
     }
   });

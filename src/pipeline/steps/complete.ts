@@ -9,6 +9,8 @@ import { type PipelineDeps, RejectedSubmission, requireSubmissionId } from './co
 export type Enqueuer = {
   enqueue(next: NewJob): Promise<unknown>;
   afterCommit?: CompletionContext['afterCommit'];
+  /** The worker's: the status written with the job's completion (absent after a final failure). */
+  endSubmission?: CompletionContext['endSubmission'];
 };
 
 /** How a submission ends, shared by the steps: completed, failed or rejected. */
@@ -47,13 +49,15 @@ export function submissionEnd(deps: PipelineDeps): SubmissionEnd {
      */
     async complete(trx, job, now, completion) {
       const submissionId = requireSubmissionId(job);
-      await store.pipeline.setStatus(trx, submissionId, 'completed', now);
+      if (completion.endSubmission) completion.endSubmission('completed');
+      else await store.pipeline.setStatus(trx, submissionId, 'completed', now);
       completion.afterCommit?.(async () => finished(job, 'completed', now));
       await recordResultReady(
         store,
         trx,
         {
           submissionId,
+          status: 'completed',
           now,
           ids: { correlationId: job.correlationId, requestId: job.requestId },
           policy: { scheduleMs: deps.webhookScheduleMs },

@@ -118,14 +118,24 @@ function locks(db: Kysely<Database>): Pick<Driver, 'tryExclusive' | 'withMigrati
 function queue(
   db: Kysely<Database>,
   runner: PreparedRunner,
-): Pick<Driver, 'claimJobs' | 'extendLeases' | 'completeAndChain'> {
+): Pick<Driver, 'claimJobs' | 'extendLeases' | 'completeJob'> {
   const claims = new QueriesByCount();
-  const chain = namedQuery(completeAndChainStatement(db, false).compile());
-  const chainAndStart = namedQuery(completeAndChainStatement(db, true).compile());
+  // One statement per shape: with a successor or not (bit 1), with a status or not (bit 2).
+  const completions = new QueriesByCount();
   return {
-    async completeAndChain(executor, finish, successor, startStatus) {
-      const query = startStatus === undefined ? chain : chainAndStart;
-      const values = { ...finish, j: successor, startStatus };
+    async completeJob(executor, finish, then) {
+      const shape = (then.successor ? 1 : 0) + (then.status ? 2 : 0);
+      const query = completions.get(shape, () =>
+        namedQuery(
+          completeJobStatement(db, then.successor !== undefined, then.status !== undefined).compile(),
+        ),
+      );
+      const values = {
+        ...finish,
+        j: then.successor,
+        statusOf: then.status?.submissionId,
+        newStatus: then.status?.status,
+      };
       return (await runner.all<{ id: string }>(executor, query, values)).length === 1;
     },
 
@@ -259,20 +269,21 @@ function writes(
 }
 
 /**
- * A step's completion, its successor's claimed row and (`withStart`) the status its submission
- * takes as it starts, in one statement: the others write only if the fenced update returned its
- * row, so a lost lease writes nothing.
+ * A job's completion with its successor's claimed row and a submission's new status, each
+ * optional, in one statement: the other parts write only if the fenced update returned its row,
+ * so a lost lease writes nothing. The statement returns a row exactly when the job completed.
  */
-function completeAndChainStatement(db: Kysely<Database>, withStart: boolean) {
+function completeJobStatement(db: Kysely<Database>, successor: boolean, status: boolean) {
   const done = db.with('done', () => finishJob(db).returning('id'));
-  const started = withStart
-    ? done.with('started', (qc) =>
-        setSubmissionStatus(qc, { id: 'j.submission_id', status: 'startStatus' }).where(
+  const withStatus = status
+    ? done.with('status', (qc) =>
+        setSubmissionStatus(qc, { id: 'statusOf', status: 'newStatus' }).where(
           sql<boolean>`exists (select from done)`,
         ),
       )
     : done;
-  return started
+  if (!successor) return withStatus.selectFrom('done').select('id');
+  return withStatus
     .insertInto('jobs')
     .columns(JOB_COLUMNS)
     .expression((eb) => eb.selectFrom('done').select(rowSelection('j', JOB_COLUMNS)))

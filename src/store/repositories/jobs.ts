@@ -168,10 +168,10 @@ export class JobsRepository {
   }
 
   /**
-   * The statuses the submissions of jobs just claimed take as they start: one statement per
-   * status, however many jobs the claim took.
+   * Submissions' statuses, by status (those of the jobs a claim just started; an end status not
+   * written with its completion): one statement per status, however many submissions.
    */
-  async markStarted(trx: Executor, starts: ReadonlyMap<string, readonly string[]>, now: Date): Promise<void> {
+  async setStatuses(trx: Executor, starts: ReadonlyMap<string, readonly string[]>, now: Date): Promise<void> {
     for (const [status, ids] of starts) {
       const query = this.statusQueries.get(ids.length, () =>
         namedQuery(setStatusOfMany(this.driver.db, ids.length).compile()),
@@ -191,14 +191,20 @@ export class JobsRepository {
     return ids.filter((id) => !held.has(id));
   }
 
-  /** Marks the job completed if this worker still holds it; false means the lease was lost. */
-  complete(trx: Executor, job: ClaimedJob, now: Date): Promise<boolean> {
-    return this.finish(trx, job, now, { status: 'completed', summary: null });
+  /**
+   * Marks the job completed if this worker still holds it, and its submission `endStatus` in the
+   * same statement where the driver can; false means the lease was lost (nothing written).
+   */
+  complete(trx: Executor, job: ClaimedJob, now: Date, endStatus?: string): Promise<boolean> {
+    const change = { status: 'completed', summary: null } as const;
+    if (endStatus === undefined || job.submissionId === null) return this.finish(trx, job, now, change);
+    const status = { submissionId: job.submissionId, status: endStatus };
+    return this.driver.completeJob(trx, finishValues(job, now, change), { status });
   }
 
   /**
    * Marks the job completed and enqueues its successor already claimed by `lease.workerId`, in
-   * one statement where the driver can (`Driver.completeAndChain`), with the status its
+   * one statement where the driver can (`Driver.completeJob`), with the status its
    * submission takes as it starts (`startStatus`). Undefined when the lease was lost: then
    * nothing was written.
    */
@@ -211,8 +217,11 @@ export class JobsRepository {
   ): Promise<ClaimedJob | undefined> {
     const row = jobRow({ ...next, id: next.id ?? newId() }, now, lease);
     const finish = finishValues(job, now, { status: 'completed', summary: null });
-    const startStatus = next.submissionId === null ? undefined : next.startStatus;
-    if (!(await this.driver.completeAndChain(trx, finish, row, startStatus))) return undefined;
+    const status =
+      next.submissionId === null || next.startStatus === undefined
+        ? undefined
+        : { submissionId: next.submissionId, status: next.startStatus };
+    if (!(await this.driver.completeJob(trx, finish, { successor: row, status }))) return undefined;
     return toClaimed(row as ClaimedRow);
   }
 

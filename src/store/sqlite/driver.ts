@@ -5,10 +5,17 @@ import { Kysely, type RawBuilder, sql } from 'kysely';
 import type { WakeSource } from '../../jobs/notifier.js';
 import { CommitBatcher } from '../commit-batcher.js';
 import type { Database } from '../database.js';
-import type { AvailableArtifactValues, ClaimedRow, Driver, IngestRows, IngestWrite } from '../driver.js';
+import type {
+  AvailableArtifactValues,
+  ClaimedRow,
+  CompletionWrites,
+  Driver,
+  IngestRows,
+  IngestWrite,
+} from '../driver.js';
 import { pollForMigrationLock } from '../locks.js';
 import { type Executor, type NamedQuery, namedQuery, QueriesByCount } from '../prepared.js';
-import type { ArtifactRow, JobRow, ResultRow } from '../rows.js';
+import type { ArtifactRow, ResultRow } from '../rows.js';
 import {
   availableValues,
   CLAIM_RETURNING,
@@ -256,17 +263,12 @@ class SqliteDriver implements Driver {
     return held.map((r) => r.id);
   }
 
-  async completeAndChain(
-    executor: Executor,
-    finish: Record<string, unknown>,
-    successor: JobRow,
-    startStatus: string | undefined,
-  ) {
+  async completeJob(executor: Executor, finish: Record<string, unknown>, then: CompletionWrites) {
     // In-process statements cost microseconds: no reason to fold them.
     if ((await this.runner.run(executor, this.q.finish, finish)) !== 1) return false;
-    await this.runner.run(executor, this.q.job, { j: successor });
-    if (startStatus !== undefined) {
-      const values = { id: successor.submission_id, status: startStatus, now: finish.now };
+    if (then.successor) await this.runner.run(executor, this.q.job, { j: then.successor });
+    if (then.status) {
+      const values = { id: then.status.submissionId, status: then.status.status, now: finish.now };
       await this.runner.run(executor, this.q.status, values);
     }
     return true;
