@@ -1,9 +1,11 @@
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
+import { boundOldGenerationGrowth } from './heap-growth.js';
 import { createLogger } from './logger.js';
 import { startService, stopOnSignals } from './service.js';
 
 async function main(): Promise<void> {
+  boundOldGenerationGrowth();
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();

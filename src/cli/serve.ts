@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
+import { boundOldGenerationGrowth } from '../heap-growth.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 
@@ -18,6 +19,7 @@ export function addServeCommand(program: Command): void {
         .default('all'),
     )
     .action(async (opts: { role: ServiceRole }) => {
+      boundOldGenerationGrowth();
       const config = loadConfig();
       const logger = createLogger(config.logLevel);
       // Loaded here, not at the top: the service's modules (HTTP server, PDF fonts, queue
