@@ -8,11 +8,12 @@ export const OLD_GENERATION_GROWTH_PERCENT = 20;
 
 /**
  * Bounds the garbage a long-running service process keeps in its old generation
- * (docs/performance.md, "Issue 32: peak RSS under bench:ingest"). Under a flood of requests,
+ * (docs/performance.md, "Issue 32: peak RSS under `bench:ingest`"). Under a flood of requests,
  * objects of requests still waiting for their commit survive two scavenges and are promoted;
  * V8's own growing factor (up to 4× the live heap) then let that garbage pile up for tens of
  * seconds, about 0.7 KB per request, and it was most of the service's peak RSS. At 20 % a full
- * collection comes every few seconds under load, about 12 ms of marking each, mostly concurrent.
+ * collection comes every 3–7 s under load, 3–15 ms of the event loop each (the marking is mostly
+ * concurrent), and requests/s did not change.
  *
  * A runtime flag rather than a command-line one so that every way of starting the service
  * (`node dist/server.js`, `healthspan serve`, a container's command) gets it. V8 reads this one
