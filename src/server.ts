@@ -1,11 +1,10 @@
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
-import { boundOldGenerationGrowth } from './heap-growth.js';
+import { boundOldGenerationGrowthWithoutWorker } from './heap-growth.js';
 import { createLogger } from './logger.js';
 import { startService, stopOnSignals } from './service.js';
 
 async function main(): Promise<void> {
-  boundOldGenerationGrowth();
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -16,6 +15,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  boundOldGenerationGrowthWithoutWorker('all', config.workerConcurrency);
   const logger = createLogger(config.logLevel);
   stopOnSignals(await startService(config, { logger, clock: systemClock }), logger);
 }
