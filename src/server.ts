@@ -1,5 +1,6 @@
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
+import { boundOldGenerationGrowthWithoutWorker } from './heap-growth.js';
 import { createLogger } from './logger.js';
 import { startService, stopOnSignals } from './service.js';
 
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  boundOldGenerationGrowthWithoutWorker('all', config.workerConcurrency);
   const logger = createLogger(config.logLevel);
   stopOnSignals(await startService(config, { logger, clock: systemClock }), logger);
 }

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
+import { boundOldGenerationGrowthWithoutWorker } from '../heap-growth.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 
@@ -19,6 +20,7 @@ export function addServeCommand(program: Command): void {
     )
     .action(async (opts: { role: ServiceRole }) => {
       const config = loadConfig();
+      boundOldGenerationGrowthWithoutWorker(opts.role, config.workerConcurrency);
       const logger = createLogger(config.logLevel);
       // Loaded here, not at the top: the service's modules (HTTP server, PDF fonts, queue
       // clients) took most of a second of every other command's start.

@@ -13,6 +13,8 @@ export function slot<T = string>(name: string): T {
 
 export interface NamedQuery {
   sql: string;
+  /** The compiled parameters (slots), from which `namedQuery` builds the same query again elsewhere. */
+  parameters: readonly unknown[];
   /** Turns named values into the positional parameters of `sql`. */
   bind(values: Record<string, unknown>): unknown[];
 }
@@ -45,6 +47,7 @@ export function namedQuery(compiled: { sql: string; parameters: readonly unknown
   });
   return {
     sql: compiled.sql,
+    parameters: compiled.parameters,
     bind(values) {
       return order.map(({ name, row, column }) => {
         const source = row === undefined ? values : (values[row] as Record<string, unknown> | undefined);

@@ -1,15 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
-import type { Kysely } from 'kysely';
-import type { Database } from '../database.js';
 import type { IngestRows, IngestWrite, PriorClaim } from '../driver.js';
 import { type NamedQuery, namedQuery } from '../prepared.js';
-import {
-  claimIdempotencyKey,
-  insertAuditEvent,
-  insertJob,
-  insertSubmission,
-  priorClaim,
-} from '../statements.js';
 
 /** A unit's outcome as it crosses back from the writer thread: errors travel as their message and code. */
 export type UnitOutcome =
@@ -37,14 +28,17 @@ export function configureWriterConnection(sqlite: SqliteDatabase.Database): Sqli
   return sqlite;
 }
 
-/** The shared builders (`statements.ts`), compiled for SQLite. */
-export function ingestStatements(db: Kysely<Database>): IngestStatements {
+/** The statements as they cross to the thread (`compileIngestStatements`): text and slots. */
+export type IngestStatementTexts = Record<keyof IngestStatements, Pick<NamedQuery, 'sql' | 'parameters'>>;
+
+/** The thread's statements, from the texts compiled on the event loop. */
+export function ingestStatements(texts: IngestStatementTexts): IngestStatements {
   return {
-    claim: namedQuery(claimIdempotencyKey(db).compile()),
-    prior: namedQuery(priorClaim(db).compile()),
-    submission: namedQuery(insertSubmission(db).compile()),
-    job: insertJob(db),
-    audit: insertAuditEvent(db),
+    claim: namedQuery(texts.claim),
+    prior: namedQuery(texts.prior),
+    submission: namedQuery(texts.submission),
+    job: namedQuery(texts.job),
+    audit: namedQuery(texts.audit),
   };
 }
 

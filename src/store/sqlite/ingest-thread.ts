@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { IngestRows, IngestWrite } from '../driver.js';
 import { describe } from './ingest-batch.js';
+import { compileIngestStatements } from './ingest-statements.js';
 import type { WriteTurns } from './write-turns.js';
 import type { WriterReply, WriterRequest } from './writer-messages.js';
 
@@ -169,7 +170,7 @@ export class IngestThread {
 
   private start(): Worker {
     const worker = new Worker(threadFile(), {
-      workerData: { file: this.file },
+      workerData: { file: this.file, statements: compileIngestStatements() },
       // It allocates little beyond the rows it is sent: a small young generation keeps its
       // memory small (V8 sizes it for a busy main thread by default).
       resourceLimits: { maxYoungGenerationSizeMb: 4 },

@@ -1,9 +1,13 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
-import type { Database } from '../database.js';
 import type { IngestRows } from '../driver.js';
-import { configureWriterConnection, describe, IngestBatchWriter, ingestStatements } from './ingest-batch.js';
+import {
+  configureWriterConnection,
+  describe,
+  IngestBatchWriter,
+  type IngestStatementTexts,
+  ingestStatements,
+} from './ingest-batch.js';
 import type { WriterReply, WriterRequest } from './writer-messages.js';
 
 /**
@@ -13,19 +17,9 @@ import type { WriterReply, WriterRequest } from './writer-messages.js';
  * loop (`IngestThread`), which sends a batch every turn it has any; batches that arrived while
  * one was being written are written together, in one transaction and one commit.
  */
-const { file } = workerData as { file: string };
+const { file, statements } = workerData as { file: string; statements: IngestStatementTexts };
 const sqlite = configureWriterConnection(new SqliteDatabase(file));
-
-// Statements are compiled from the same builders the event loop uses; this Kysely only compiles.
-const compiler = new Kysely<Database>({
-  dialect: {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  },
-});
-const writer = new IngestBatchWriter(sqlite, ingestStatements(compiler));
+const writer = new IngestBatchWriter(sqlite, ingestStatements(statements));
 const port = parentPort;
 
 port?.on('message', (first: WriterRequest) => {
