@@ -235,7 +235,7 @@ export class Worker {
    */
   private async claimAndStart(limit: number): Promise<ClaimedJob[]> {
     const { jobs, batcher } = this.o.store;
-    // Commit unit: the claim and the start hooks write through `trx` only; the jobs claimed are
+    // Commit unit: the claim and its start statuses write through `trx` only; the jobs claimed are
     // its return value, so an attempt rolled back claimed nothing.
     return batcher.submit(async (trx) => {
       const now = this.clock();
