@@ -74,6 +74,7 @@ export function openPostgresDriver(
     wakeSource: (listenerLogger) => new PostgresJobListener(clientConfig(url), listenerLogger),
     ...locks(db),
     ...queue(db, runner),
+    ...completions(db, runner),
     ...writes(db, runner, committer),
     flushDeletes: async () => {},
     close: () => db.destroy(),
@@ -115,30 +116,9 @@ function locks(db: Kysely<Database>): Pick<Driver, 'tryExclusive' | 'withMigrati
 }
 
 /** The queue's claims and lease extensions, which race with other workers' and processes'. */
-function queue(
-  db: Kysely<Database>,
-  runner: PreparedRunner,
-): Pick<Driver, 'claimJobs' | 'extendLeases' | 'completeJob'> {
+function queue(db: Kysely<Database>, runner: PreparedRunner): Pick<Driver, 'claimJobs' | 'extendLeases'> {
   const claims = new QueriesByCount();
-  // One statement per shape: with a successor or not (bit 1), with a status or not (bit 2).
-  const completions = new QueriesByCount();
   return {
-    async completeJob(executor, finish, then) {
-      const shape = (then.successor ? 1 : 0) + (then.status ? 2 : 0);
-      const query = completions.get(shape, () =>
-        namedQuery(
-          completeJobStatement(db, then.successor !== undefined, then.status !== undefined).compile(),
-        ),
-      );
-      const values = {
-        ...finish,
-        j: then.successor,
-        statusOf: then.status?.submissionId,
-        newStatus: then.status?.status,
-      };
-      return (await runner.all<{ id: string }>(executor, query, values)).length === 1;
-    },
-
     claimJobs(executor: Executor, typeCount: number, values: Record<string, unknown>) {
       // Workers in several processes race: the pick is a materialized CTE with `FOR UPDATE SKIP
       // LOCKED`, so rows another transaction is claiming are skipped rather than waited for, and
@@ -264,6 +244,28 @@ function writes(
         return namedQuery(touchResult(statement).compile());
       });
       await runner.run(trx, query, { ...availableValues(artifacts), resultId, now });
+    },
+  };
+}
+
+/** `Driver.completeJob`: one statement per shape (with a successor or not, a status or not). */
+function completions(db: Kysely<Database>, runner: PreparedRunner): Pick<Driver, 'completeJob'> {
+  const shapes = new QueriesByCount();
+  return {
+    async completeJob(executor, finish, then) {
+      const shape = (then.successor ? 1 : 0) + (then.status ? 2 : 0);
+      const query = shapes.get(shape, () =>
+        namedQuery(
+          completeJobStatement(db, then.successor !== undefined, then.status !== undefined).compile(),
+        ),
+      );
+      const values = {
+        ...finish,
+        j: then.successor,
+        statusOf: then.status?.submissionId,
+        newStatus: then.status?.status,
+      };
+      return (await runner.all<{ id: string }>(executor, query, values)).length === 1;
     },
   };
 }
