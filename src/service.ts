@@ -298,7 +298,13 @@ export function createWorker(
     leaseMs,
     ...retry,
     ...(door
-      ? { pacer: doorPacer(door, { ...PACING_DEFAULTS, busyConcurrency: config.workerBusyConcurrency }) }
+      ? {
+          pacer: doorPacer(door, {
+            ...PACING_DEFAULTS,
+            busyConcurrency: config.workerBusyConcurrency,
+            rampStepMs: config.workerRampStepMs,
+          }),
+        }
       : {}),
   });
   worker.onStopped(() => renderer.close?.());

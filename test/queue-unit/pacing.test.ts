@@ -7,7 +7,7 @@ import {
   pacedConcurrency,
 } from '../../src/queue/pacing.js';
 
-const policy = { busyConcurrency: 4, quietMs: 50 };
+const policy = { busyConcurrency: 4, quietMs: 50, rampStepMs: 100 };
 
 describe('pacing the worker behind the front door', () => {
   it('runs at full concurrency when the door has not been under pressure lately', () => {
@@ -22,8 +22,24 @@ describe('pacing the worker behind the front door', () => {
 
   it('never starves the pipeline, and never raises a smaller concurrency', () => {
     const busy = { msSincePressure: 0 };
-    expect(pacedConcurrency(128, busy, { busyConcurrency: 0, quietMs: 50 })).toBe(1);
+    expect(pacedConcurrency(128, busy, { ...policy, busyConcurrency: 0 })).toBe(1);
     expect(pacedConcurrency(2, busy, policy)).toBe(2);
+  });
+
+  it('after the quiet time, doubles the busy concurrency every ramp step up to the full one', () => {
+    const at = (msSincePressure: number) => pacedConcurrency(128, { msSincePressure }, policy);
+    expect([49, 50, 149, 150, 250, 350, 450, 550].map(at)).toEqual([4, 8, 8, 16, 32, 64, 128, 128]);
+    const fromOne = { ...policy, busyConcurrency: 1 };
+    const ramp = [0, 50, 150, 250, 350, 450, 550, 650].map((ms) =>
+      pacedConcurrency(128, { msSincePressure: ms }, fromOne),
+    );
+    expect(ramp).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
+  });
+
+  it('a ramp step of 0 goes straight to full concurrency after the quiet time', () => {
+    const noRamp = { ...policy, rampStepMs: 0 };
+    expect(pacedConcurrency(128, { msSincePressure: 49 }, noRamp)).toBe(4);
+    expect(pacedConcurrency(128, { msSincePressure: 50 }, noRamp)).toBe(128);
   });
 
   it('a steady flow is not pressure: arrivals 10 ms apart (100/s) for a long time', () => {
