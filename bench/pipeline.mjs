@@ -178,6 +178,24 @@ const rows = await store.query(
 const ms = (v) => (v instanceof Date ? v.getTime() : Date.parse(v));
 const latencies = rows.map((r) => ms(r.updated_at) - ms(r.received_at)).sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+/**
+ * Where the slowest 1 % arrived: spread over most seconds of the run, the tail is queueing (a
+ * busy moment here and there); packed into a few, something stalled the service then.
+ */
+function tailSpread() {
+  const threshold = pct(99);
+  const start = Math.min(...rows.map((r) => ms(r.received_at)));
+  const second = (r) => Math.floor((ms(r.received_at) - start) / 1000);
+  const bySecond = new Map();
+  for (const r of rows) {
+    if (ms(r.updated_at) - ms(r.received_at) < threshold) continue;
+    bySecond.set(second(r), (bySecond.get(second(r)) ?? 0) + 1);
+  }
+  const slow = [...bySecond.values()].reduce((a, b) => a + b, 0);
+  const seconds = Math.max(...rows.map(second)) + 1;
+  const worst = [...bySecond.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
+  return `the ${slow} slowest (>= p99) arrived in ${bySecond.size} of ${seconds} seconds; the worst seconds ${worst.map(([s, k]) => `${s}: ${k}`).join(', ')}`;
+}
 const firstReceived = Math.min(...rows.map((r) => ms(r.received_at)));
 const lastCompleted = Math.max(...rows.map((r) => ms(r.updated_at)));
 const completed = rows.filter((r) => r.status === 'completed').length;
@@ -199,6 +217,7 @@ console.log(
 console.log(
   `end-to-end:  p50 ${pct(50)} ms   p95 ${pct(95)} ms   p99 ${pct(99)} ms   max ${latencies.at(-1)} ms`,
 );
+if (rate !== undefined) console.log(`tail:        ${tailSpread()}`);
 console.log(`jobs:        max attempts ${jobs.a}, not completed ${Number(jobs.notDone)}`);
 console.log(telemetry.summary());
 if (serviceCpu.every((ms) => ms !== undefined)) {

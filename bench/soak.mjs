@@ -3,7 +3,9 @@
 // process) with reports requested, offered submissions at a steady rate by an open-loop load
 // process (bench/lib/soak-load.mjs). Once a minute it prints the service's RSS, heap used,
 // external and array-buffer memory (its own process.memoryUsage(), written by
-// bench/lib/memory-probe.mjs), completions/s, p50/p99 acceptance latency and the backlog; at the
+// bench/lib/memory-probe.mjs), completions/s, p50/p99 acceptance latency, the backlog, the
+// store's size on disk and the machine's iowait and steal over the minute (a latency spike that
+// coincides with the disk or the hypervisor is the machine's, not the service's); at the
 // end, RSS at minute 5 and at the end, their ratio (target: within 10 %) and the peak.
 // --heap-at writes heap snapshots at those minutes into DATA_DIR/../soak-heap (kept).
 // --env sets service variables for an experiment (e.g. MALLOC_ARENA_MAX=2), --node-args its node flags.
@@ -12,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { processCpuMs } from './lib/cpu.mjs';
+import { machineShares, machineTicks, processCpuMs } from './lib/cpu.mjs';
 import { openBenchStore } from './lib/store.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -106,6 +108,19 @@ function lastMemory() {
   const others = [...byThread.values()].filter((m) => m.threadId !== 0);
   return { ...main, threadsHeapTotal: others.reduce((s, m) => s + m.heapTotal, 0) };
 }
+/** The store's size: SQLite's files in DATA_DIR (the log included), or PostgreSQL's database. */
+async function storeSizeMb() {
+  if (store.kind === 'postgres') {
+    const [row] = await store.query('select pg_database_size(current_database()) b');
+    return Number(row.b) / 1048576;
+  }
+  let bytes = 0;
+  for (const name of fs.readdirSync(store.env.DATA_DIR)) {
+    const stat = fs.statSync(path.join(store.env.DATA_DIR, name));
+    if (stat.isFile()) bytes += stat.size;
+  }
+  return bytes / 1048576;
+}
 const count = async (where) =>
   Number((await store.query(`select count(*) n from submissions where ${where}`))[0].n);
 
@@ -132,11 +147,12 @@ console.log(
   `\nbench:soak  ${store.label}, the service as shipped (API + worker + render threads), reports json+html+pdf, ${rate}/s offered for ${minutes} min, ${os.cpus().length} cores`,
 );
 console.log(
-  'min   RSS MB  heap MB  ext MB  arrbuf MB  threads heap MB  done/s  accept p50 ms  p99 ms  backlog  cpu %',
+  'min   RSS MB  heap MB  ext MB  arrbuf MB  threads heap MB  done/s  accept p50 ms  p99 ms  backlog  cpu %  store MB  iowait %  steal %',
 );
 const rows = [];
 let completedBefore = await count("status = 'completed'");
 let cpuBefore = processCpuMs(service.pid);
+let ticksBefore = machineTicks();
 const started = Date.now();
 for (let m = 1; m <= minutes; m++) {
   await new Promise((r) => setTimeout(r, started + m * 60_000 - Date.now()));
@@ -146,6 +162,9 @@ for (let m = 1; m <= minutes; m++) {
   const cpu = processCpuMs(service.pid);
   const s = status(service.pid);
   const mem = lastMemory();
+  const ticks = machineTicks();
+  const machine = machineShares(ticksBefore, ticks);
+  const storeMb = await storeSizeMb();
   const lat = minute.latencies.sort((a, b) => a - b);
   const row = {
     m,
@@ -160,13 +179,16 @@ for (let m = 1; m <= minutes; m++) {
     p99: pct(lat, 99),
     backlog,
     cpuPct: cpu === undefined || cpuBefore === undefined ? Number.NaN : (cpu - cpuBefore) / 600,
+    storeMb,
+    ...machine,
   };
   rows.push(row);
   console.log(
-    `${String(m).padStart(3)}  ${row.rssMb.toFixed(0).padStart(7)}  ${mb(row.heapUsed)}    ${mb(row.external)}  ${mb(row.arrayBuffers)}            ${mb(row.threadsHeap)}  ${row.donePerS.toFixed(0).padStart(6)}  ${row.p50.toFixed(1).padStart(13)}  ${row.p99.toFixed(1).padStart(6)}  ${String(backlog).padStart(7)}  ${row.cpuPct.toFixed(0).padStart(5)}`,
+    `${String(m).padStart(3)}  ${row.rssMb.toFixed(0).padStart(7)}  ${mb(row.heapUsed)}    ${mb(row.external)}  ${mb(row.arrayBuffers)}            ${mb(row.threadsHeap)}  ${row.donePerS.toFixed(0).padStart(6)}  ${row.p50.toFixed(1).padStart(13)}  ${row.p99.toFixed(1).padStart(6)}  ${String(backlog).padStart(7)}  ${row.cpuPct.toFixed(0).padStart(5)}  ${row.storeMb.toFixed(0).padStart(8)}  ${row.iowaitPct.toFixed(1).padStart(8)}  ${row.stealPct.toFixed(1).padStart(7)}`,
   );
   completedBefore = completed;
   cpuBefore = cpu;
+  ticksBefore = ticks;
   minute = { sent: 0, ok: 0, failed: 0, latencies: [] };
 }
 await loadDone;

@@ -79,3 +79,25 @@ export function threadSplit(pid, before, after) {
     rest: others.slice(2).reduce((s, [, ms]) => s + ms, 0),
   };
 }
+
+/** The whole machine's CPU ticks by state (/proc/stat's first line), or undefined off Linux. */
+export function machineTicks() {
+  try {
+    const [, ...fields] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number);
+    return { user, nice, system, idle, iowait, irq, softirq, steal };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Percent of the machine's time between two readings spent waiting on the disk (iowait) and
+ * taken by the hypervisor (steal): a latency spike that coincides with either is the machine's.
+ */
+export function machineShares(before, after) {
+  if (!before || !after) return { iowaitPct: Number.NaN, stealPct: Number.NaN };
+  const d = (k) => after[k] - before[k];
+  const total = Object.keys(after).reduce((sum, k) => sum + d(k), 0);
+  return { iowaitPct: (100 * d('iowait')) / total, stealPct: (100 * d('steal')) / total };
+}

@@ -78,6 +78,11 @@ export class DoorSignal {
 export interface ClaimPacer {
   /** Jobs allowed in flight now. */
   concurrency(full: number): number;
+  /**
+   * The door is busy now (not merely ramping back up after a burst): a completing step queues
+   * its successor instead of running it at once.
+   */
+  busy(): boolean;
   /** When a paced claim should look again, so an idle door gets full speed back soon. */
   readonly recheckMs: number;
 }
@@ -85,6 +90,7 @@ export interface ClaimPacer {
 export function doorPacer(door: DoorSignal, policy: PacingPolicy = PACING_DEFAULTS): ClaimPacer {
   return {
     concurrency: (full) => pacedConcurrency(full, door.state(), policy),
+    busy: () => doorBusy(door.state(), policy),
     recheckMs: policy.quietMs,
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DoorSignal,
   doorBusy,
+  doorPacer,
   PRESSURE_ARRIVALS,
   PRESSURE_WINDOW_MS,
   pacedConcurrency,
@@ -34,6 +35,18 @@ describe('pacing the worker behind the front door', () => {
       pacedConcurrency(128, { msSincePressure: ms }, fromOne),
     );
     expect(ramp).toEqual([1, 2, 4, 8, 16, 32, 64, 128]);
+  });
+
+  it('is busy only until the quiet time: during the ramp claims are limited but chains run on', () => {
+    let now = 0;
+    const door = new DoorSignal(() => now);
+    const pacer = doorPacer(door, policy);
+    for (let i = 0; i < PRESSURE_ARRIVALS; i++) door.arrived();
+    expect([pacer.busy(), pacer.concurrency(128)]).toEqual([true, 4]);
+    now = 60;
+    expect([pacer.busy(), pacer.concurrency(128)]).toEqual([false, 8]);
+    now = 1_000;
+    expect([pacer.busy(), pacer.concurrency(128)]).toEqual([false, 128]);
   });
 
   it('a ramp step of 0 goes straight to full concurrency after the quiet time', () => {

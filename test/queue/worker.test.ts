@@ -365,6 +365,7 @@ describe('Worker', () => {
         asked++;
         return paced.concurrency(full);
       },
+      busy: paced.busy,
       recheckMs: paced.recheckMs,
     };
     const gate = deferred<void>();
