@@ -147,11 +147,6 @@ export const SETTINGS = {
     default: String(PACING_DEFAULTS.busyConcurrency),
     doc: 'pipeline jobs in flight while partners’ requests are arriving, when API and worker share a process; full `WORKER_CONCURRENCY` once the API is quiet; `0` turns this pacing off',
   },
-  WORKER_RAMP_STEP_MS: {
-    schema: z.coerce.number().int().min(0).max(60_000),
-    default: String(PACING_DEFAULTS.rampStepMs),
-    doc: 'after a burst, the pipeline’s jobs in flight double every this many milliseconds from `WORKER_BUSY_CONCURRENCY` up to `WORKER_CONCURRENCY`; `0` goes straight to full',
-  },
   JOB_LEASE_SECONDS: {
     schema: z.coerce.number().int().min(2).max(3600),
     default: String(WORKER_DEFAULTS.leaseMs / 1000),
@@ -283,7 +278,6 @@ export interface Config {
   renderThreads: number;
   renderNice: number;
   workerBusyConcurrency: number;
-  workerRampStepMs: number;
   jobLeaseSeconds: number;
   jobRetryBaseMs: number;
   jobRetentionMs: number;
@@ -371,7 +365,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     renderThreads: read(env, 'RENDER_THREADS'),
     renderNice: read(env, 'RENDER_NICE'),
     workerBusyConcurrency: read(env, 'WORKER_BUSY_CONCURRENCY'),
-    workerRampStepMs: read(env, 'WORKER_RAMP_STEP_MS'),
     jobLeaseSeconds: read(env, 'JOB_LEASE_SECONDS'),
     jobRetryBaseMs: read(env, 'JOB_RETRY_BASE_MS'),
     jobRetentionMs: parseDurationMs(read(env, 'JOB_RETENTION')),

@@ -298,13 +298,7 @@ export function createWorker(
     leaseMs,
     ...retry,
     ...(door
-      ? {
-          pacer: doorPacer(door, {
-            ...PACING_DEFAULTS,
-            busyConcurrency: config.workerBusyConcurrency,
-            rampStepMs: config.workerRampStepMs,
-          }),
-        }
+      ? { pacer: doorPacer(door, { ...PACING_DEFAULTS, busyConcurrency: config.workerBusyConcurrency }) }
       : {}),
   });
   worker.onStopped(() => renderer.close?.());

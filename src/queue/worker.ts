@@ -224,9 +224,9 @@ export class Worker {
     return allowed;
   }
 
-  /** The front door is busy now (a burst, not the ramp after it). */
+  /** The pacer holds the worker back now (the front door is busy). */
   private doorBusy(): boolean {
-    return this.o.pacer?.busy() === true;
+    return this.o.pacer !== undefined && this.o.pacer.concurrency(this.concurrency) < this.concurrency;
   }
 
   /**

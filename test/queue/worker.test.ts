@@ -358,14 +358,13 @@ describe('Worker', () => {
   it('keeps only the pacer’s few jobs in flight while the door is busy, and all once it is quiet', async () => {
     let now = 0;
     const door = new DoorSignal(() => now);
-    const paced = doorPacer(door, { busyConcurrency: 2, quietMs: 10, rampStepMs: 10 });
+    const paced = doorPacer(door, { busyConcurrency: 2, quietMs: 10 });
     let asked = 0;
     const pacer: ClaimPacer = {
       concurrency: (full) => {
         asked++;
         return paced.concurrency(full);
       },
-      busy: paced.busy,
       recheckMs: paced.recheckMs,
     };
     const gate = deferred<void>();
