@@ -194,7 +194,7 @@ function tailSpread() {
   const slow = [...bySecond.values()].reduce((a, b) => a + b, 0);
   const seconds = Math.max(...rows.map(second)) + 1;
   const worst = [...bySecond.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
-  return `the ${slow} slowest (>= p99) arrived in ${bySecond.size} of ${seconds} seconds; the worst seconds ${worst.map(([s, k]) => `${s}: ${k}`).join(', ')}`;
+  return `the ${slow} slowest (>= p99) arrived in ${bySecond.size} of ${seconds} seconds from ${new Date(start).toISOString().slice(11, 19)} UTC; the worst seconds ${worst.map(([s, k]) => `${s}: ${k}`).join(', ')}`;
 }
 const firstReceived = Math.min(...rows.map((r) => ms(r.received_at)));
 const lastCompleted = Math.max(...rows.map((r) => ms(r.updated_at)));
