@@ -1,4 +1,4 @@
-// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --store sqlite|postgres --workers N --telemetry off|metrics|tracing]
+// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --warmup 20 --store sqlite|postgres --workers N --telemetry off|metrics|tracing]
 // Starts the real service, submits N valid bodies (as fast as ingest allows, or paced at R/s),
 // and measures for each the time from acceptance to `completed`. Timestamps come from the
 // database the service writes (received_at and the submission's updated_at when it
@@ -29,6 +29,8 @@ const { values } = parseArgs({
     // Offered load in submissions/s; unset = as fast as ingest allows. Latency is only
     // meaningful below capacity: above it the queue, and so the latency, grows with n.
     rate: { type: 'string' },
+    // Submissions before the measured part, one at a time (or at --rate), waited for to complete.
+    warmup: { type: 'string', default: '20' },
     port: { type: 'string', default: '18283' },
     store: { type: 'string', default: 'sqlite' },
     workers: { type: 'string', default: '0' },
@@ -127,7 +129,12 @@ const pending = async () =>
     )[0].n,
   );
 // Warm-up outside the measurement: JIT, fonts, prepared statements.
-for (let i = 0; i < 20; i++) await post(`warm-${i}`);
+const warmupStarted = performance.now();
+for (let i = 0; i < Number(values.warmup); i++) {
+  const wait = rate === undefined ? 0 : warmupStarted + (i * 1000) / rate - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  await post(`warm-${i}`);
+}
 while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 20));
 
 // CPU readings around the measured part (Linux /proc; PostgreSQL's only when it runs here).
