@@ -1,4 +1,4 @@
-// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --warmup 20 --store sqlite|postgres --workers N --telemetry off|metrics|tracing]
+// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --stalls --warmup 20 --store sqlite|postgres --workers N --telemetry off|metrics|tracing]
 // Starts the real service, submits N valid bodies (as fast as ingest allows, or paced at R/s),
 // and measures for each the time from acceptance to `completed`. Timestamps come from the
 // database the service writes (received_at and the submission's updated_at when it
@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { postgresCpuMs, postgresDeltaMs, processCpuMs, threadCpuMs, threadSplit } from './lib/cpu.mjs';
+import { describeStalls, startStallProbe } from './lib/stall-probe.mjs';
 import { openBenchStore } from './lib/store.mjs';
 import { benchTelemetry } from './lib/telemetry.mjs';
 
@@ -29,6 +30,9 @@ const { values } = parseArgs({
     // Offered load in submissions/s; unset = as fast as ingest allows. Latency is only
     // meaningful below capacity: above it the queue, and so the latency, grows with n.
     rate: { type: 'string' },
+    // With --rate: for the seconds that held the slowest submissions, how long each of the
+    // service's threads (and PostgreSQL) ran and waited for a core, beside the usual second.
+    stalls: { type: 'boolean', default: false },
     // Submissions before the measured part, one at a time (or at --rate), waited for to complete.
     warmup: { type: 'string', default: '20' },
     port: { type: 'string', default: '18283' },
@@ -145,6 +149,13 @@ const cpuAtStart = {
   load: process.cpuUsage(),
 };
 
+const stallProbe =
+  values.stalls && rate !== undefined
+    ? startStallProbe(
+        processes.map((child) => child.pid),
+        { withPostgres: store.kind === 'postgres' },
+      )
+    : undefined;
 const ids = [];
 let next = 0;
 const started = performance.now();
@@ -166,6 +177,7 @@ const ingestSeconds = (performance.now() - started) / 1000;
 // `count(*)` every few milliseconds would load the database being measured.
 while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 250));
 const wallSeconds = (performance.now() - started) / 1000;
+stallProbe?.stop();
 const serviceCpu = processes.map((child, i) => {
   const end = processCpuMs(child.pid);
   const start = cpuAtStart.service[i];
@@ -201,7 +213,11 @@ function tailSpread() {
   const slow = [...bySecond.values()].reduce((a, b) => a + b, 0);
   const seconds = Math.max(...rows.map(second)) + 1;
   const worst = [...bySecond.entries()].sort((a, b) => b[1] - a[1]).slice(0, 3);
-  return `the ${slow} slowest (>= p99) arrived in ${bySecond.size} of ${seconds} seconds from ${new Date(start).toISOString().slice(11, 19)} UTC; the worst seconds ${worst.map(([s, k]) => `${s}: ${k}`).join(', ')}`;
+  const line = `the ${slow} slowest (>= p99) arrived in ${bySecond.size} of ${seconds} seconds from ${new Date(start).toISOString().slice(11, 19)} UTC; the worst seconds ${worst.map(([s, k]) => `${s}: ${k}`).join(', ')}`;
+  if (!stallProbe || worst.length === 0) return line;
+  // The worst second's submissions were held up in it or in the next one.
+  const looked = [worst[0][0], worst[0][0] + 1, ...worst.slice(1).map(([s]) => s)];
+  return [line, ...describeStalls(stallProbe.perSecond(start), [...new Set(looked)])].join('\n');
 }
 const firstReceived = Math.min(...rows.map((r) => ms(r.received_at)));
 const lastCompleted = Math.max(...rows.map((r) => ms(r.updated_at)));
