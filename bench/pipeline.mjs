@@ -132,11 +132,16 @@ const pending = async () =>
       )
     )[0].n,
   );
+/** With --rate, waits until submission `i` of a run that began at `since` is due. */
+async function due(since, i) {
+  if (rate === undefined) return;
+  const wait = since + (i * 1000) / rate - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
 // Warm-up outside the measurement: JIT, fonts, prepared statements.
 const warmupStarted = performance.now();
 for (let i = 0; i < Number(values.warmup); i++) {
-  const wait = rate === undefined ? 0 : warmupStarted + (i * 1000) / rate - performance.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  await due(warmupStarted, i);
   await post(`warm-${i}`);
 }
 while ((await pending()) > 0) await new Promise((r) => setTimeout(r, 20));
@@ -163,11 +168,7 @@ await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (next < n) {
       const i = next++;
-      if (rate !== undefined) {
-        const due = started + (i * 1000) / rate;
-        const wait = due - performance.now();
-        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      }
+      await due(started, i);
       ids.push(await post(`bench-${i}`));
     }
   }),
@@ -197,13 +198,14 @@ const rows = await store.query(
 const ms = (v) => (v instanceof Date ? v.getTime() : Date.parse(v));
 const latencies = rows.map((r) => ms(r.updated_at) - ms(r.received_at)).sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+const firstReceived = Math.min(...rows.map((r) => ms(r.received_at)));
 /**
  * Where the slowest 1 % arrived: spread over most seconds of the run, the tail is queueing (a
  * busy moment here and there); packed into a few, something stalled the service then.
  */
 function tailSpread() {
   const threshold = pct(99);
-  const start = Math.min(...rows.map((r) => ms(r.received_at)));
+  const start = firstReceived;
   const second = (r) => Math.floor((ms(r.received_at) - start) / 1000);
   const bySecond = new Map();
   for (const r of rows) {
@@ -219,7 +221,6 @@ function tailSpread() {
   const looked = [worst[0][0], worst[0][0] + 1, ...worst.slice(1).map(([s]) => s)];
   return [line, ...describeStalls(stallProbe.perSecond(start), [...new Set(looked)])].join('\n');
 }
-const firstReceived = Math.min(...rows.map((r) => ms(r.received_at)));
 const lastCompleted = Math.max(...rows.map((r) => ms(r.updated_at)));
 const completed = rows.filter((r) => r.status === 'completed').length;
 const [jobs] = await store.query(

@@ -16,22 +16,28 @@ export function processCpuMs(pid) {
   }
 }
 
-/** CPU ms of every PostgreSQL process on this machine (a local server), by pid. */
-export function postgresCpuMs() {
-  const byPid = new Map();
+/** The pids of every PostgreSQL process on this machine (a local server); empty off Linux. */
+export function postgresPids() {
   let entries;
   try {
     entries = fs.readdirSync('/proc');
   } catch {
-    return byPid;
+    return [];
   }
-  for (const pid of entries) {
-    if (!/^\d+$/.test(pid)) continue;
+  return entries.filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
     try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
     } catch {
-      continue;
+      return false;
     }
+  });
+}
+
+/** CPU ms of every PostgreSQL process on this machine (a local server), by pid. */
+export function postgresCpuMs() {
+  const byPid = new Map();
+  for (const pid of postgresPids()) {
     const ms = processCpuMs(pid);
     if (ms !== undefined) byPid.set(pid, ms);
   }

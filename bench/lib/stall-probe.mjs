@@ -7,7 +7,7 @@
 // The hypervisor's steal is invisible to the guest's scheduler: a thread it robs looks as if it
 // ran, so steal is printed beside it.
 import fs from 'node:fs';
-import { machineTicks } from './cpu.mjs';
+import { machineShares, machineTicks, postgresPids } from './cpu.mjs';
 
 function schedstat(file) {
   try {
@@ -16,17 +16,6 @@ function schedstat(file) {
   } catch {
     return undefined;
   }
-}
-
-function postgresPids() {
-  const pids = [];
-  for (const pid of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') pids.push(pid);
-    } catch {}
-  }
-  return pids;
 }
 
 /** One reading: ns run and waited by thread key, PostgreSQL's summed, and the machine's ticks. */
@@ -69,7 +58,7 @@ export function startStallProbe(pids, { withPostgres = false, everyMs = 100 } = 
         const [a, b] = [samples[i - 1], samples[i]];
         const second = Math.floor((b.t - startMs) / 1000);
         if (second < 0) continue;
-        const bucket = seconds.get(second) ?? { threads: new Map(), steal: 0, total: 0 };
+        const bucket = seconds.get(second) ?? { threads: new Map(), ticksFrom: a.ticks };
         for (const [key, s] of b.threads) {
           const before = a.threads.get(key) ?? { run: 0, wait: 0 };
           const sum = bucket.threads.get(key) ?? { run: 0, wait: 0 };
@@ -77,10 +66,7 @@ export function startStallProbe(pids, { withPostgres = false, everyMs = 100 } = 
           sum.wait += (s.wait - before.wait) / 1e6;
           bucket.threads.set(key, sum);
         }
-        if (a.ticks && b.ticks) {
-          bucket.steal += b.ticks.steal - a.ticks.steal;
-          bucket.total += Object.keys(b.ticks).reduce((n, k) => n + b.ticks[k] - a.ticks[k], 0);
-        }
+        bucket.ticksTo = b.ticks;
         seconds.set(second, bucket);
       }
       return seconds;
@@ -100,7 +86,7 @@ const median = (values) => {
 export function describeStalls(perSecond, worstSeconds) {
   const all = [...perSecond.values()];
   const usual = (key, field) => median(all.map((b) => b.threads.get(key)?.[field] ?? 0));
-  const stealPct = (b) => (b.total > 0 ? (100 * b.steal) / b.total : Number.NaN);
+  const stealPct = (b) => machineShares(b.ticksFrom, b.ticksTo).stealPct;
   const usualSteal = median(all.map(stealPct));
   const lines = [];
   for (const second of worstSeconds) {
