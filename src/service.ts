@@ -12,6 +12,7 @@ import { DownloadLinks } from './http/download-links.js';
 import type { ListenTiming } from './http/listen-stream.js';
 import { type ReadinessCheck, readiness } from './http/routes/support.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
+import { guardLedger } from './lifecycle/start-guard.js';
 import { createLogger } from './logger.js';
 import {
   InlineReportRenderer,
@@ -83,6 +84,12 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   if (config.migrateOnStart) {
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  }
+  try {
+    await guardLedger(config, store, { clock, logger });
+  } catch (error) {
+    await store.close();
+    throw error;
   }
   // The worker yields to partners' requests only when both share this process's event loop.
   const door = role === 'all' && config.workerBusyConcurrency > 0 ? new DoorSignal() : undefined;

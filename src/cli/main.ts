@@ -1,10 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { BackupError } from '../lifecycle/backup.js';
+import { LedgerError } from '../store/erasure-ledger.js';
 import { NoSandboxError, NotFoundError } from '../store/repositories/accounts.js';
 import { VERSION } from '../version.js';
 import { WebhookAdminError } from '../webhooks/admin.js';
 import { UsageError } from './arguments.js';
 import { addAuditCommands } from './audit.js';
+import { addBackupCommands } from './backup.js';
 import { addConsoleCommands } from './console.js';
 import { addErasuresCommands } from './erasures.js';
 import { addKeysCommands } from './keys.js';
@@ -32,6 +35,7 @@ export function buildCli(): Command {
   addTenantsCommands(program);
   addSubjectsCommands(program);
   addErasuresCommands(program);
+  addBackupCommands(program);
   addAuditCommands(program);
   addPartnersCommands(program);
   addKeysCommands(program);
@@ -56,6 +60,8 @@ export async function runCli(argv: string[]): Promise<number> {
       error instanceof NotFoundError ||
       error instanceof NoSandboxError ||
       error instanceof ConfigError ||
+      error instanceof BackupError ||
+      error instanceof LedgerError ||
       error instanceof WebhookAdminError
         ? error.message
         : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;

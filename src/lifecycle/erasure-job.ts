@@ -24,6 +24,8 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
         throw new PermanentJobError('This erasure step names no erasure or submission.');
       }
       const submissionId = job.submissionId;
+      // The ledger entry a first attempt appended, which a second one settles.
+      const ledgerMemo = {};
       // Commit unit (it may run twice): deletes and counts through `trx`, so a rolled-back
       // attempt counted nothing; the flush is asked for again by the attempt that commits.
       return async (trx, completion) => {
@@ -42,6 +44,7 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
             },
             now,
           );
+          await store.erasures.ledgerCompleted(trx, completedTenantId, erasureId, now, ledgerMemo);
           completion.afterCommit(() => store.flushDeletes());
         }
       };

@@ -6,6 +6,7 @@ import { JobNotifier } from '../jobs/notifier.js';
 import { SecretBox } from '../secret-box.js';
 import { DatabaseArtifactStore } from './artifact-store.js';
 import type { Driver } from './driver.js';
+import { defaultLedgerFile, ErasureLedger } from './erasure-ledger.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { openPostgresDriver } from './postgres/driver.js';
 import { AccountsRepository } from './repositories/accounts.js';
@@ -15,6 +16,7 @@ import { EndpointHealthRepository } from './repositories/endpoint-health.js';
 import { ErasureRepository, type Sealer } from './repositories/erasures.js';
 import { IngestWriter } from './repositories/ingest.js';
 import { JobsRepository } from './repositories/jobs.js';
+import { LedgerStateRepository } from './repositories/ledger-state.js';
 import { MaintenanceRepository } from './repositories/maintenance.js';
 import { PipelineRepository } from './repositories/pipeline.js';
 import { ResultsRepository } from './repositories/results.js';
@@ -30,7 +32,21 @@ export type { SystemStore } from './system-store.js';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'> &
-  Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey'>>;
+  Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey' | 'erasureLedger'>>;
+
+/** The master key of sealed values and the erasure ledger: WEBHOOK_SECRETS_KEY, else its generated file. */
+export function masterKeyFor(config: StoreConfig): Buffer {
+  return config.webhookSecretsKey
+    ? Buffer.from(config.webhookSecretsKey, 'utf8')
+    : loadOrCreateSecret(config.dataDir, 'webhook-secrets.key');
+}
+
+/** The erasure ledger `config` names (ERASURE_LEDGER, else beside the embedded database). */
+export function ledgerFor(config: StoreConfig): ErasureLedger {
+  return new ErasureLedger(config.erasureLedger ?? defaultLedgerFile(config.dataDir), () =>
+    masterKeyFor(config),
+  );
+}
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//.test(url);
@@ -71,6 +87,8 @@ export class Store implements TenantGateway, ArtifactGateway {
       logger?: Logger;
       /** Made when first needed (an erasure): it may create the key file in DATA_DIR. */
       sealer?: () => Sealer;
+      /** The erasure ledger, apart from the database (docs/backup.md); needed by erasures. */
+      ledger?: ErasureLedger;
     },
   ) {
     const { clock } = deps;
@@ -85,6 +103,10 @@ export class Store implements TenantGateway, ArtifactGateway {
     const notifier = new JobNotifier(driver.wakeSource(logger));
     const audit = new AuditRepository(driver);
     const jobs = new JobsRepository(driver);
+    const ledger = new LedgerStateRepository(driver.db, () => {
+      if (!deps.ledger) throw new Error('this store was opened without an erasure ledger');
+      return deps.ledger;
+    });
     let sealerInstance: Sealer | undefined;
     this.console = new ConsoleSessionsRepository(driver.db, audit);
     this.system = {
@@ -111,6 +133,7 @@ export class Store implements TenantGateway, ArtifactGateway {
       erasures: new ErasureRepository(driver, {
         jobs,
         audit,
+        ledger,
         sealer: () => {
           sealerInstance ??= sealer();
           return sealerInstance;
@@ -118,6 +141,7 @@ export class Store implements TenantGateway, ArtifactGateway {
         maxAttempts: policy.maxAttempts,
       }),
       audit,
+      ledger,
       flushDeletes: () => driver.flushDeletes(),
       batcher,
       notifier,
@@ -151,6 +175,7 @@ export class Store implements TenantGateway, ArtifactGateway {
           new SecretBox(
             config.webhookSecretsKey ?? loadOrCreateSecret(config.dataDir, 'webhook-secrets.key'),
           ),
+        ledger: ledgerFor(config),
       },
     );
   }
