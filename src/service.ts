@@ -11,7 +11,9 @@ import { PageCursors } from './http/cursor.js';
 import { DownloadLinks } from './http/download-links.js';
 import type { ListenTiming } from './http/listen-stream.js';
 import { type ReadinessCheck, readiness } from './http/routes/support.js';
+import { BackupScheduler, lastBackupSeconds } from './lifecycle/backup-scheduler.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
+import type { ReplayReport } from './lifecycle/replay.js';
 import { guardLedger } from './lifecycle/start-guard.js';
 import { createLogger } from './logger.js';
 import {
@@ -29,6 +31,7 @@ import { Worker } from './queue/worker.js';
 import { Store } from './store/index.js';
 import { ERASURE_JOB_TYPE } from './store/repositories/erasures.js';
 import { loadOrCreateSecret } from './store/secrets.js';
+import { sqliteFile } from './store/sqlite/driver.js';
 import { ServiceMetrics } from './telemetry/metrics.js';
 import { type MetricsServer, serveMetrics } from './telemetry/metrics-server.js';
 import { startTracing } from './telemetry/tracing.js';
@@ -85,8 +88,9 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   }
+  let replayed: ReplayReport | undefined;
   try {
-    await guardLedger(config, store, { clock, logger });
+    replayed = await guardLedger(config, store, { clock, logger });
   } catch (error) {
     await store.close();
     throw error;
@@ -109,7 +113,11 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const metrics =
     config.metricsPort === undefined
       ? undefined
-      : await startMetrics(config, { store, clock, role, readinessChecks }, logger);
+      : await startMetrics(
+          config,
+          { store, clock, role, readinessChecks, replayedAtStart: replayed?.erasures ?? 0 },
+          logger,
+        );
   worker?.start();
   background?.maintenance.start();
   const address = app.server.address();
@@ -150,6 +158,11 @@ export async function startService(config: Config, options: ServiceOptions): Pro
 function checkSettings(config: Config, role: ServiceRole, logger: Logger): void {
   if (role === 'worker' && config.workerConcurrency <= 0) {
     throw new ConfigError('a worker process needs WORKER_CONCURRENCY above 0');
+  }
+  if (config.backupDir !== undefined && config.databaseUrl !== undefined) {
+    throw new ConfigError(
+      'BACKUP_DIR schedules backups of the embedded store only: on PostgreSQL unset it and back up with pg_basebackup or pg_dump (docs/backup.md)',
+    );
   }
   if (config.webhookAllowInsecure) {
     logger.warn(
@@ -221,15 +234,25 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 /** The Prometheus registry of this process and the listener that serves it. */
 async function startMetrics(
   config: Config,
-  parts: { store: Store; clock: Clock; role: ServiceRole; readinessChecks: ReadinessCheck[] },
+  parts: {
+    store: Store;
+    clock: Clock;
+    role: ServiceRole;
+    readinessChecks: ReadinessCheck[];
+    replayedAtStart: number;
+  },
   logger: Logger,
 ): Promise<{ registry: ServiceMetrics; server: MetricsServer }> {
   const { store, clock } = parts;
+  const backupDir = config.backupDir;
   const registry = new ServiceMetrics({
     queue: () => store.system.jobs.queueCounts(clock()),
     endpoints: () => store.system.endpointHealth.countsByStatus(),
     ready: async () => (await readiness(() => store.isReady(), parts.readinessChecks)).ok,
     now: clock,
+    ledgerPosition: async () => (await store.system.ledger.state()).seq,
+    ...(backupDir === undefined ? {} : { lastBackupAt: () => lastBackupSeconds(backupDir) }),
+    replayedAtStart: parts.replayedAtStart,
     jobTypes: [...JOB_TYPES, ERASURE_JOB_TYPE],
     info: { version: VERSION, role: parts.role, store: store.driver.name },
   });
@@ -321,6 +344,17 @@ export function createWorker(
         auditRetentionDays: config.auditRetentionDays,
         webhookAttemptRetentionMs: config.webhookAttemptRetentionMs,
       }),
+      ...(config.backupDir === undefined
+        ? []
+        : [
+            new BackupScheduler({
+              source: sqliteFile(config.dataDir),
+              dir: config.backupDir,
+              intervalMs: config.backupIntervalMs,
+              keep: config.backupKeep,
+              clock,
+            }),
+          ]),
     ],
     clock,
     logger,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { systemClock } from '../clock.js';
 import { syncDirectory } from '../store/erasure-ledger.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
 import { VERSION } from '../version.js';
@@ -64,7 +65,7 @@ export async function createBackup(
   opts: { method?: CopyMethod; now?: () => Date } = {},
 ): Promise<BackupManifest> {
   const method = opts.method ?? 'online';
-  const now = opts.now ?? (() => new Date());
+  const now = opts.now ?? systemClock;
   if (fs.existsSync(target) || fs.existsSync(manifestFile(target))) {
     throw new BackupError(`${target} exists already: a backup never replaces a file; choose a new path`);
   }

@@ -4,7 +4,7 @@ import { type Config, ConfigError } from '../config.js';
 import type { Store } from '../store/index.js';
 import { pendingMigrations } from '../store/migrate.js';
 import { behindMessage, compareLedger } from './ledger-check.js';
-import { replayErasures } from './replay.js';
+import { type ReplayReport, replayErasures } from './replay.js';
 
 /**
  * Before a process serves: its database must hold every erasure its ledger recorded. A database
@@ -18,7 +18,7 @@ export async function guardLedger(
   config: Pick<Config, 'erasureReplayOnStart'>,
   store: Store,
   deps: { clock: Clock; logger: Logger },
-): Promise<void> {
+): Promise<ReplayReport | undefined> {
   let pending: string[];
   try {
     pending = await pendingMigrations(store.driver);
@@ -28,18 +28,18 @@ export async function guardLedger(
       { err: error },
       'the erasure ledger was not compared with the database: it does not answer',
     );
-    return;
+    return undefined;
   }
-  if (pending.length > 0) return;
+  if (pending.length > 0) return undefined;
   const verdict = await compareLedger(store.system);
-  if (verdict.kind === 'current') return;
+  if (verdict.kind === 'current') return undefined;
   if (verdict.kind === 'broken') throw new ConfigError(verdict.message);
   if (!config.erasureReplayOnStart) throw new ConfigError(behindMessage(verdict.missing.length));
   deps.logger.warn(
     { missing: verdict.missing.length },
     'this database misses erasure ledger entries (restored from a backup): replaying them before serving (ERASURE_REPLAY_ON_START)',
   );
-  await replayErasures(store, {
+  return replayErasures(store, {
     clock: deps.clock,
     logger: deps.logger,
     origin: { actor: { type: 'system' }, requestId: 'erasure-replay-on-start' },
