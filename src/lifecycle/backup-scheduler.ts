@@ -41,10 +41,10 @@ function stamp(now: Date): string {
 }
 
 /** Runs one backup on a thread (`backup-thread.ts`); the manifest, or the thread's error. */
-function backupOnThread(source: string, target: string): Promise<BackupManifest> {
+function backupOnThread(source: string, target: string, createdAt: Date): Promise<BackupManifest> {
   return new Promise((resolve, reject) => {
     const thread = new Worker(new URL('./backup-thread.js', import.meta.url), {
-      workerData: { source, target, method: 'online' },
+      workerData: { source, target, method: 'online', createdAt: createdAt.toISOString() },
     });
     thread.once(
       'message',
@@ -86,7 +86,7 @@ export class BackupScheduler implements MaintenanceService {
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     const started = performance.now();
     try {
-      await backupOnThread(this.o.source, path.join(dir, `healthspan-${stamp(now)}.sqlite`));
+      await backupOnThread(this.o.source, path.join(dir, `healthspan-${stamp(now)}.sqlite`), now);
     } catch (error) {
       emit('backup.finished', {
         outcome: 'failed',
