@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
 
 /**
@@ -32,15 +33,36 @@ export async function copyStore(source: string, target: string, method: CopyMeth
   }
 }
 
-/**
- * Checks a copy (`PRAGMA integrity_check`) and reads what its manifest states about it; the copy
- * is left in rollback-journal mode, a single file, as a backup should be. Throws with SQLite's
- * own words when the file is not a sound database.
- */
-export function inspectCopy(file: string, opts: { finalise: boolean }): CopyFacts {
-  const db = new SqliteDatabase(file, { fileMustExist: true, readonly: !opts.finalise });
+/** Leaves a copy in rollback-journal mode: a single file, as a backup should be. */
+export function finaliseCopy(file: string): void {
+  const db = new SqliteDatabase(file, { fileMustExist: true });
   try {
-    if (opts.finalise) db.pragma('journal_mode = DELETE');
+    db.pragma('journal_mode = DELETE');
+  } finally {
+    db.close();
+  }
+}
+
+/** `inspectCopy` on a thread (`inspect-thread.ts`), leaving this one free. */
+export function inspectOnThread(file: string): Promise<CopyFacts> {
+  return new Promise((resolve, reject) => {
+    const thread = new Worker(new URL('./inspect-thread.js', import.meta.url), { workerData: { file } });
+    thread.once('message', (reply: { ok: true; facts: CopyFacts } | { ok: false; message: string }) => {
+      if (reply.ok) resolve(reply.facts);
+      else reject(new Error(reply.message));
+    });
+    thread.once('error', reject);
+    thread.once('exit', (code) => reject(new Error(`the check's thread exited (${code})`)));
+  });
+}
+
+/**
+ * Checks a copy (`PRAGMA integrity_check`, read-only) and reads what its manifest states about
+ * it. Throws with SQLite's own words when the file is not a sound database.
+ */
+export function inspectCopy(file: string): CopyFacts {
+  const db = new SqliteDatabase(file, { fileMustExist: true, readonly: true });
+  try {
     const check = db.pragma('integrity_check') as Array<{ integrity_check: string }>;
     const verdict = check.map((row) => row.integrity_check).join('; ');
     if (verdict !== 'ok') throw new Error(`the integrity check failed: ${verdict.slice(0, 300)}`);
