@@ -245,13 +245,15 @@ async function startMetrics(
 ): Promise<{ registry: ServiceMetrics; server: MetricsServer }> {
   const { store, clock } = parts;
   const backupDir = config.backupDir;
+  const startedAt = clock().getTime() / 1000;
   const registry = new ServiceMetrics({
     queue: () => store.system.jobs.queueCounts(clock()),
     endpoints: () => store.system.endpointHealth.countsByStatus(),
     ready: async () => (await readiness(() => store.isReady(), parts.readinessChecks)).ok,
     now: clock,
     ledgerPosition: async () => (await store.system.ledger.state()).seq,
-    ...(backupDir === undefined ? {} : { lastBackupAt: () => lastBackupSeconds(backupDir) }),
+    // No backup yet: counted from when this process began scheduling them.
+    ...(backupDir === undefined ? {} : { lastBackupAt: () => lastBackupSeconds(backupDir) ?? startedAt }),
     replayedAtStart: parts.replayedAtStart,
     jobTypes: [...JOB_TYPES, ERASURE_JOB_TYPE],
     info: { version: VERSION, role: parts.role, store: store.driver.name },

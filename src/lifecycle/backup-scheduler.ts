@@ -27,10 +27,10 @@ export function listBackups(dir: string): Array<{ file: string; manifest: Backup
   return found.sort((a, b) => b.manifest.createdAt.localeCompare(a.manifest.createdAt));
 }
 
-/** When the newest backup in `dir` was taken, in Unix seconds; 0 while there is none. */
-export function lastBackupSeconds(dir: string): number {
+/** When the newest backup in `dir` was taken, in Unix seconds; undefined while there is none. */
+export function lastBackupSeconds(dir: string): number | undefined {
   const newest = listBackups(dir)[0];
-  return newest ? Date.parse(newest.manifest.createdAt) / 1000 : 0;
+  return newest ? Date.parse(newest.manifest.createdAt) / 1000 : undefined;
 }
 
 function stamp(now: Date): string {

@@ -129,7 +129,7 @@ export const METRIC_CATALOG = {
     name: 'healthspan_backup_last_success_timestamp_seconds',
     type: 'gauge',
     labels: [],
-    help: 'When the newest checked backup in BACKUP_DIR was taken (Unix seconds; 0 while it holds none), read once per scrape; absent without BACKUP_DIR.',
+    help: 'When the newest checked backup in BACKUP_DIR was taken (Unix seconds; while it holds none, when this process started), read once per scrape; 0 without BACKUP_DIR.',
   },
   ready: {
     name: 'healthspan_ready',

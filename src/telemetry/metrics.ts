@@ -25,7 +25,7 @@ export interface MetricsSources {
   now(): Date;
   /** The database's position in the erasure ledger (entries applied); none when not given. */
   ledgerPosition?(): Promise<number>;
-  /** When the newest backup in BACKUP_DIR was taken (0: none yet); undefined without BACKUP_DIR. */
+  /** When the newest backup in BACKUP_DIR was taken (none yet: when the process started); not given without BACKUP_DIR. */
   lastBackupAt?(): number | undefined;
   /** Erasures replayed at this process's start, before the registry existed. */
   replayedAtStart?: number;
