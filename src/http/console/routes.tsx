@@ -49,9 +49,17 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
     const token = (request.query as Record<string, unknown>).token;
     const cookie = newSecret();
     const now = opts.clock();
+    // The session this browser already had ends with this sign-in (a new id, the old cookie dead).
+    const presented = opts.cookie.read(request);
     const session =
       typeof token === 'string' && token.length <= 128
-        ? await opts.sessions.redeem(hashSecret(token), cookie.hash, now, request.id)
+        ? await opts.sessions.redeem(
+            hashSecret(token),
+            cookie.hash,
+            now,
+            request.id,
+            presented === undefined || presented === '' ? undefined : hashSecret(presented),
+          )
         : undefined;
     if (!session) return html(reply.code(403), messagePage('This link cannot be used', USED_LINK));
     const maxAge = Math.max(0, Math.floor((Date.parse(session.expiresAt) - now.getTime()) / 1000));

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AuditOrigin } from '../../domain/audit.js';
 import type { ApiMode } from '../../domain/mode.js';
 import { bool, iso, isoOrNull } from '../codec.js';
@@ -87,13 +87,15 @@ export class ConsoleSessionsRepository {
   /**
    * Uses the link once: marks it used (a second use finds it used) and opens a new session with
    * the cookie hash `secretHash`. Undefined for an unknown, used or expired link, or one whose key
-   * or account no longer may sign in.
+   * or account no longer may sign in. The session the browser presented (`presentedHash`, its
+   * cookie's hash), whatever its account, ends in the same transaction (ASVS 5.0 §7.2.4).
    */
   async redeem(
     tokenHash: string,
     secretHash: string,
     now: Date,
     requestId: string,
+    presentedHash?: string,
   ): Promise<ConsoleSessionRecord | undefined> {
     const at = now.toISOString();
     return this.db.transaction().execute(async (trx) => {
@@ -108,6 +110,7 @@ export class ConsoleSessionsRepository {
       if (!link) return undefined;
       const key = await keyState(trx, link.tenant_id, link.key_id, now);
       if (!key.ok) return undefined;
+      if (presentedHash !== undefined) await this.endReplaced(trx, presentedHash, now, requestId);
       const sessionId = newId();
       const expiresAt = new Date(now.getTime() + link.ttl_seconds * 1000).toISOString();
       await trx
@@ -147,6 +150,33 @@ export class ConsoleSessionsRepository {
         expiresAt,
       };
     });
+  }
+
+  /**
+   * Ends the open session a browser presented when it signed in again (reason `replaced`),
+   * recorded as that session's `console.signed_out`: its cookie opens nothing from now on.
+   */
+  private async endReplaced(
+    trx: Transaction<Database>,
+    secretHash: string,
+    now: Date,
+    requestId: string,
+  ): Promise<void> {
+    const ended = await trx
+      .updateTable('console_sessions')
+      .set({ ended_at: now.toISOString(), ended_reason: 'replaced' })
+      .where('secret_hash', '=', secretHash)
+      .where('ended_at', 'is', null)
+      .returning(['id', 'tenant_id', 'key_id'])
+      .executeTakeFirst();
+    if (!ended) return;
+    await this.audit.record(
+      trx,
+      ended.tenant_id,
+      { action: 'console.signed_out', resourceType: 'console_session', resourceId: ended.id },
+      sessionOrigin(ended.id, ended.key_id, requestId),
+      now,
+    );
   }
 
   /**
