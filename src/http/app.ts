@@ -311,7 +311,12 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   await app.register(eventReadRoutes, { cursors: deps.cursors });
   await app.register(eventResendRoutes, { sender: deps.events });
   await app.register(listenRoutes, {
-    streams: new ListenStreams(deps.clock, deps.logger, { ...LISTEN_TIMING, ...deps.listenTiming }),
+    streams: new ListenStreams(
+      deps.clock,
+      deps.logger,
+      { ...LISTEN_TIMING, ...deps.listenTiming },
+      deps.config.responseIdleTimeoutMs,
+    ),
     listenSecret: deps.listenSecret,
     cursors: deps.cursors,
     clock: deps.clock,
