@@ -21,7 +21,7 @@ import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
 import { LISTEN_TIMING, ListenStreams, type ListenTiming } from './listen-stream.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
-import { connectRedis, installRateLimit } from './rate-limit.js';
+import { type CountRequest, connectRedis, installRateLimit } from './rate-limit.js';
 import { requestTelemetry } from './request-telemetry.js';
 import { installResponseIdleTimeout } from './response-idle.js';
 import { artifactRoutes } from './routes/artifacts.js';
@@ -131,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const shared = config.rateLimitPerMinute > 0 || config.authFailuresPerMinute > 0;
   const redis = config.redisUrl && shared ? await connectRedis(app, config.redisUrl, deps.logger) : undefined;
-  await installRateLimit(app, config, redis, deps.rateLimitWindowMs);
+  const countAction = await installRateLimit(app, config, redis, deps.rateLimitWindowMs);
   const failures =
     config.authFailuresPerMinute > 0
       ? new AuthFailureLimit(
@@ -142,7 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : undefined;
   installAuth(app, deps.authenticator, deps.tenants, failures);
   await app.register(supportRoutes, support);
-  await registerPartnerRoutes(app, deps);
+  await registerPartnerRoutes(app, deps, countAction);
   return app;
 }
 
@@ -293,7 +293,11 @@ async function installCors(app: FastifyInstance, origins: string[]): Promise<voi
 }
 
 /** The partner API's routes (behind authentication and the limits). */
-async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+async function registerPartnerRoutes(
+  app: FastifyInstance,
+  deps: AppDeps,
+  countAction: CountRequest | undefined,
+): Promise<void> {
   await app.register(probeRoutes);
   await app.register(submissionRoutes, { clock: deps.clock });
   await app.register(submissionListRoutes, { cursors: deps.cursors, clock: deps.clock });
@@ -342,5 +346,6 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
     endpoints: deps.webhookEndpoints,
     events: deps.events,
     keysChanged: () => deps.authenticator.invalidate(),
+    countAction,
   });
 }

@@ -69,7 +69,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
   });
 
   app.post('/sign-out', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
+    const state = await signedIn(request, reply, opts, { counted: false });
     if (!state) return reply;
     checkCsrf(request, state, opts);
     await opts.sessions.signOut(state.session, opts.clock(), request.id);
@@ -111,7 +111,14 @@ function installErrorPages(app: FastifyInstance): void {
         : status < 500
           ? 'The request could not be read.'
           : 'Something went wrong on our side. Try again in a moment.';
-    const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'Something went wrong';
+    const title =
+      status === 404
+        ? 'Not found'
+        : status === 403
+          ? 'Not allowed'
+          : status === 429
+            ? 'Too many requests'
+            : 'Something went wrong';
     return html(reply.code(status), messagePage(title, [message, 'Go back to the overview: /console/']));
   });
   app.setNotFoundHandler((_request, reply) =>

@@ -18,6 +18,11 @@ export interface ConsoleSessionRecord {
   liveTenantId: string;
   /** The API key that asked for the link; null for an operator's link (`healthspan console link`). */
   keyId: string | null;
+  /**
+   * That key's hash (the rate limit counts the session's actions under the key's own counter);
+   * null for an operator's link. Never shown or logged.
+   */
+  keyHash: string | null;
   /** The mode of the key that made the link: a test key's session never shows live data. */
   keyMode: ApiMode;
   scope: ConsoleScope;
@@ -142,6 +147,7 @@ export class ConsoleSessionsRepository {
         tenantId: link.tenant_id,
         liveTenantId: key.liveTenantId,
         keyId: link.key_id,
+        keyHash: key.keyHash,
         keyMode: key.mode,
         scope: link.scope as ConsoleScope,
         mode: key.mode,
@@ -211,6 +217,7 @@ export class ConsoleSessionsRepository {
         tenantId: row.tenant_id,
         liveTenantId: key.liveTenantId,
         keyId: row.key_id,
+        keyHash: key.keyHash,
         keyMode: key.mode,
         scope: row.scope as ConsoleScope,
         mode: row.mode as ApiMode,
@@ -304,7 +311,7 @@ export function sessionOrigin(
 }
 
 type KeyState =
-  | { ok: true; mode: ApiMode; liveTenantId: string }
+  | { ok: true; mode: ApiMode; liveTenantId: string; keyHash: string | null }
   | { ok: false; reason: 'key_revoked' | 'inactive' };
 
 /**
@@ -317,16 +324,18 @@ async function keyState(
   keyId: string | null,
   now: Date,
 ): Promise<KeyState> {
+  let keyHash: string | null = null;
   if (keyId !== null) {
     const key = await db
       .selectFrom('api_keys')
-      .select(['revoked_at', 'expires_at'])
+      .select(['revoked_at', 'expires_at', 'key_hash'])
       .where('id', '=', keyId)
       .executeTakeFirst();
     const expiresAt = isoOrNull(key?.expires_at);
     if (!key || key.revoked_at !== null || (expiresAt !== null && Date.parse(expiresAt) <= now.getTime())) {
       return { ok: false, reason: 'key_revoked' };
     }
+    keyHash = key.key_hash;
   }
   const row = await db
     .selectFrom('tenants as t')
@@ -337,5 +346,5 @@ async function keyState(
   if (!row || !bool(row.active) || (row.live_active !== null && !bool(row.live_active))) {
     return { ok: false, reason: 'inactive' };
   }
-  return { ok: true, mode: row.mode, liveTenantId: row.live_tenant_id ?? row.id };
+  return { ok: true, mode: row.mode, liveTenantId: row.live_tenant_id ?? row.id, keyHash };
 }
