@@ -38,6 +38,7 @@ import { submissionRoutes } from './routes/submissions.js';
 import { type ReadinessCheck, supportRoutes } from './routes/support.js';
 import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
 import { type WebhookEndpointService, webhookEndpointRoutes } from './routes/webhook-endpoint.js';
+import { installTransportSecurity } from './transport-security.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,6 +69,7 @@ export interface AppDeps {
     | 'consoleEnabled'
     | 'consoleFrameAncestors'
     | 'publicBaseUrl'
+    | 'hstsMaxAgeSeconds'
   >;
   /** The console's links and sessions (looked up by hash; each names its one account). */
   consoleSessions: ConsoleGateway;
@@ -111,6 +113,7 @@ const TIMEOUT_CHECK_MS = 1000;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = createFastify(config, deps.logger as FastifyBaseLogger);
+  installTransportSecurity(app.server, config);
   installErrorHandling(app);
   installRouteTable(app);
   installWorkContext(app, deps.clock);
