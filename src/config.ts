@@ -64,7 +64,7 @@ export const SETTINGS = {
   RATE_LIMIT_PER_MINUTE: {
     schema: z.coerce.number().int().min(0),
     default: '600',
-    doc: 'requests per minute per API key; `0` disables',
+    doc: 'requests per minute per API key (the actions of console sessions it opened included); `0` disables',
   },
   REDIS_URL: {
     schema: z
