@@ -131,6 +131,8 @@ export interface ConsoleGateway {
     secretHash: string,
     now: Date,
     requestId: string,
+    /** The hash of the session cookie the browser presented: that session ends at this sign-in. */
+    presentedHash?: string,
   ): Promise<ConsoleSessionRecord | undefined>;
   find(secretHash: string, now: Date, idleMs: number): Promise<ConsoleSessionLookup>;
   touch(sessionId: string, now: Date): Promise<void>;
