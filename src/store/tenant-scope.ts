@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import type { Driver } from './driver.js';
-import { accountActivity } from './repositories/console-activity.js';
+import { accountActivity, callbackHealth } from './repositories/console-activity.js';
 import { TenantEventResend } from './repositories/event-resend.js';
 import { TenantEvents } from './repositories/events.js';
 import { TenantListen } from './repositories/listen.js';
@@ -53,6 +53,7 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
       audit: system.audit,
     }),
     activity: (since, limit) => accountActivity(deps.driver.db, tenantId, since, limit),
+    callbackHealth: () => callbackHealth(deps.driver.db, tenantId),
     listen: listenOf(scope),
     ...eventsOf(scope),
   };
@@ -70,6 +71,7 @@ function eventsOf({
     events: {
       list: (query, origin) => events.list(query, origin),
       get: (eventId, origin) => events.get(eventId, origin),
+      ofSubmission: (submissionId, origin) => events.ofSubmission(submissionId, origin),
       redeliver: (eventId, plan, origin) => resend.redeliver(eventId, plan, origin),
     },
     recoveries: {
