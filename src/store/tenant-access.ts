@@ -22,6 +22,7 @@ import type {
 } from './repositories/events.js';
 import type { IngestCommand, IngestResult } from './repositories/ingest.js';
 import type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
+import type { NamedResource, PartnerReferences } from './repositories/references.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
 import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
@@ -82,6 +83,11 @@ export interface TenantAccess {
   readonly audit: {
     /** The account's audit events, newest first. */
     list(query: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }>;
+    /**
+     * The partner's references of the submissions behind audited resources, by resource id (the
+     * console's trail shows them; the trail itself keeps the service's ids only).
+     */
+    references(resources: readonly NamedResource[]): Promise<Map<string, PartnerReferences>>;
   };
   /**
    * The account's API keys (a live account's with its sandbox's): list, issue, revoke; issuing
@@ -207,6 +213,7 @@ export type {
 export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
 export type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
+export type { NamedResource, PartnerReferences } from './repositories/references.js';
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
 export type {
   SubmissionListPage,

@@ -5,6 +5,7 @@ import { accountActivity, callbackHealth } from './repositories/console-activity
 import { TenantEventResend } from './repositories/event-resend.js';
 import { TenantEvents } from './repositories/events.js';
 import { TenantListen } from './repositories/listen.js';
+import { referencesOf } from './repositories/references.js';
 import { TenantResults } from './repositories/results.js';
 import { TenantSubmissionList } from './repositories/submission-list.js';
 import { TenantSubmissions } from './repositories/submissions.js';
@@ -45,7 +46,10 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
     results: resultsOf(scope),
     artifacts: artifactsOf(scope),
     erasures: erasuresOf(scope),
-    audit: { list: (query) => system.audit.list(tenantId, query) },
+    audit: {
+      list: (query) => system.audit.list(tenantId, query),
+      references: (resources) => referencesOf(deps.driver.db, tenantId, resources),
+    },
     keys: new TenantKeys(deps.driver.db, tenantId, system.accounts),
     webhookEndpoint: new TenantWebhookEndpoint(deps.driver, tenantId, {
       committer: system.batcher,

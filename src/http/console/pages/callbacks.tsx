@@ -106,14 +106,17 @@ function EndpointFacts({ endpoint, now }: { endpoint: EndpointView; now: Date })
   );
 }
 
-/** The first characters of a secret's id: how the page tells secrets apart (never the secret). */
+/**
+ * A secret named by the last characters of its id (the API's `secretId`): how the page tells
+ * secrets apart, never the secret. Ids start with their time, so the end is what differs.
+ */
 export function secretName(secretId: string): string {
-  return `Secret ${secretId.slice(0, 8)}`;
+  return `Secret …${secretId.slice(-8)}`;
 }
 
 /**
  * The signing secrets, the one that starts signing last first (the API's order), each named by
- * its id's first characters and said in words: in effect, signing from a time to come, or replaced.
+ * the end of its id and said in words: in effect, signing from a time to come, or replaced.
  */
 function SecretList({ endpoint, now }: { endpoint: EndpointView; now: Date }) {
   if (endpoint.signingSecrets.length === 0) return <>None</>;
