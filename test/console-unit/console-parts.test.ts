@@ -127,6 +127,7 @@ describe('the overview figures', () => {
       waitingAfterFailure: 2,
     });
     expect(attemptWords(failing.last!)).toBe('Failed: The connection was refused');
+    expect(failing.lastFailure).toBe(failing.last);
     expect(attemptWords({ outcome: 'failed', statusCode: 500, errorClass: 'http_status' })).toBe(
       'Failed: Your endpoint answered with an error status (HTTP 500)',
     );
@@ -139,7 +140,7 @@ describe('the overview figures', () => {
       waitingAfterFailure: 0,
       recent: [attempt('2026-11-21T12:00:00Z', 'delivered', 204, null)],
     });
-    expect([fine.failedInARow, fine.allFailed]).toEqual([0, false]);
+    expect([fine.failedInARow, fine.allFailed, fine.lastFailure]).toEqual([0, false, undefined]);
     expect(callbackNow({ waitingAfterFailure: 0, recent: [] })).toMatchObject({
       failedInARow: 0,
       allFailed: false,

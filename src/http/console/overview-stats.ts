@@ -94,6 +94,8 @@ export interface CallbackNow {
   /** Whether every attempt looked at failed (so the streak may be longer). */
   allFailed: boolean;
   last: RecentAttempt | undefined;
+  /** The newest failed attempt among those looked at. */
+  lastFailure: RecentAttempt | undefined;
   /** The newest delivered attempt's time, among those looked at. */
   lastDeliveredAt: string | undefined;
   waitingAfterFailure: number;
@@ -106,6 +108,7 @@ export function callbackNow(health: CallbackHealthRecord): CallbackNow {
     failedInARow,
     allFailed: health.recent.length > 0 && firstDelivered === -1,
     last: health.recent[0],
+    lastFailure: health.recent.find((a) => a.outcome !== 'delivered'),
     lastDeliveredAt: firstDelivered === -1 ? undefined : health.recent[firstDelivered]?.at,
     waitingAfterFailure: health.waitingAfterFailure,
   };

@@ -35,20 +35,22 @@ const ROWS: Array<{ label: string; value: (w: WindowStats) => string }> = [
   { label: 'Callbacks not sent (no callback URL)', value: (w) => String(w.callbacks.notSent) },
 ];
 
-/** The callbacks now, in words: failing (how many attempts in a row, the last one's reason) or going through. */
+function waitingWords(n: number): string {
+  if (n === 0) return '';
+  return ` ${n === 1 ? '1 event is' : `${n} events are`} waiting to be sent again after a failed attempt.`;
+}
+
+/**
+ * The callbacks now, in words: failing (the attempts that failed in a row and why the newest did,
+ * or events waiting after a failure while others go through) or going through.
+ */
 function CallbacksNow({ now }: { now: CallbackNow }) {
-  const last = now.last;
-  const waiting =
-    now.waitingAfterFailure === 0
-      ? ''
-      : ` ${now.waitingAfterFailure === 1 ? '1 event is' : `${now.waitingAfterFailure} events are`} waiting to be sent again after a failed attempt.`;
-  if (!last) return <p>No callback has been sent yet.</p>;
-  if (now.failedInARow === 0) {
-    return (
-      <p>
-        Callbacks are going through: the last attempt, at {clockTime(last.at)} UTC, was delivered.{waiting}
-      </p>
-    );
+  const { last, lastFailure } = now;
+  const waiting = waitingWords(now.waitingAfterFailure);
+  if (!last) return <p>No callback has been sent yet.{waiting}</p>;
+  const failingNow = now.failedInARow > 0;
+  if (!failingNow && now.waitingAfterFailure === 0) {
+    return <p>Callbacks are going through: the last attempt, at {clockTime(last.at)} UTC, was delivered.</p>;
   }
   const streak = now.allFailed
     ? `every one of the last ${now.failedInARow} attempts failed`
@@ -56,9 +58,21 @@ function CallbacksNow({ now }: { now: CallbackNow }) {
   return (
     <div class="warning" role="status">
       <p>
-        <strong>Callbacks are currently failing</strong>: {streak}. The newest, at {clockTime(last.at)} UTC:{' '}
-        {attemptWords(last)}.{waiting}
-        {now.lastDeliveredAt ? ` The last delivered one was at ${clockTime(now.lastDeliveredAt)} UTC.` : ''}
+        {failingNow ? (
+          <>
+            <strong>Callbacks are currently failing</strong>: {streak}.
+          </>
+        ) : (
+          <strong>Some callbacks are failing.</strong>
+        )}
+        {waiting}
+        {lastFailure
+          ? ` The newest failed attempt, at ${clockTime(lastFailure.at)} UTC: ${attemptWords(lastFailure)}.`
+          : ''}
+        {!failingNow ? ` The last attempt, at ${clockTime(last.at)} UTC, was delivered.` : ''}
+        {failingNow && now.lastDeliveredAt
+          ? ` The last delivered one was at ${clockTime(now.lastDeliveredAt)} UTC.`
+          : ''}
       </p>
       <p>
         <a href="/console/callbacks?deliveryStatus=pending">See the callbacks waiting to be sent</a>
