@@ -42,7 +42,8 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
   INVALID_API_KEY: {
     status: 401,
     meaning: 'the API key is missing, invalid, revoked or expired',
-    message: 'The API key is missing, invalid, revoked or expired.',
+    message:
+      'The API key sent in the X-Api-Key header is not accepted: it is mistyped, revoked or expired. Send a current key in the X-Api-Key header, or as Authorization: Bearer <key>.',
   },
   ACCOUNT_INACTIVE: {
     status: 403,
