@@ -4,6 +4,7 @@ import {
   ACCOUNT_INACTIVE_MESSAGE,
   type ErrorCode,
   type PanelDetails,
+  TEST_CALLBACK_NOT_CONFIGURED,
   type ValidationDetails,
 } from './errors.js';
 import { panelDetailsSchema, validationDetailsSchema } from './schemas.js';
@@ -100,8 +101,7 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
   WEBHOOK_NOT_CONFIGURED: {
     status: 409,
     meaning: 'no callback URL is registered for this mode',
-    message:
-      'No callback URL is registered for test mode. Ask the operator to run "healthspan webhooks set --mode test".',
+    message: TEST_CALLBACK_NOT_CONFIGURED,
   },
   WEBHOOK_ENDPOINT_DISABLED: {
     status: 409,
