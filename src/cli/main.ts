@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { DatabaseUnavailableError } from '../store/postgres/connect-failure.js';
 import { NoSandboxError, NotFoundError } from '../store/repositories/accounts.js';
 import { VERSION } from '../version.js';
 import { WebhookAdminError } from '../webhooks/admin.js';
@@ -56,6 +57,7 @@ export async function runCli(argv: string[]): Promise<number> {
       error instanceof NotFoundError ||
       error instanceof NoSandboxError ||
       error instanceof ConfigError ||
+      error instanceof DatabaseUnavailableError ||
       error instanceof WebhookAdminError
         ? error.message
         : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;

@@ -9,7 +9,7 @@ export function addMigrateCommand(program: Command): void {
     .command('migrate')
     .description('Apply pending database migrations')
     .action(async () => {
-      const store = openStore(loadConfig());
+      const store = await openStore(loadConfig());
       try {
         print(await store.migrate());
       } finally {

@@ -772,7 +772,7 @@ export interface components {
         RecoverRequest: {
             /**
              * Format: date-time
-             * @description Events created at or after this time (ISO 8601 with offset); no older than WEBHOOK_ATTEMPT_RETENTION (30 days)
+             * @description Events created at or after this time (ISO 8601 with offset); no older than WEBHOOK_ATTEMPT_RETENTION (30 days), and not later than now
              */
             since: string;
             /**
