@@ -5,7 +5,7 @@ import { boundOldGenerationGrowthWithoutWorker } from '../heap-growth.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 
-/** `healthspan serve`: the service in the foreground until a signal stops it. */
+/** `healthspan-admin serve`: the service in the foreground until a signal stops it. */
 export function addServeCommand(program: Command): void {
   program
     .command('serve')

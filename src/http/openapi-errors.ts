@@ -100,7 +100,7 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
     status: 409,
     meaning: 'no callback URL is registered for this mode',
     message:
-      'No callback URL is registered for test mode. Ask the operator to run "healthspan webhooks set --mode test".',
+      'No callback URL is registered for test mode. Ask the operator to run "healthspan-admin webhooks set --mode test".',
   },
   WEBHOOK_ENDPOINT_DISABLED: {
     status: 409,

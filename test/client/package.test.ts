@@ -117,9 +117,13 @@ afterAll(async () => {
 });
 
 describe('@healthspan/client, installed from its tarball', () => {
-  it('ships only its build, types and README', () => {
+  it('ships only its build, types, README and the command’s entry', () => {
     const installed = path.join(project, 'node_modules/@healthspan/client');
-    expect(fs.readdirSync(installed).sort()).toEqual(['README.md', 'dist', 'package.json']);
+    expect(fs.readdirSync(installed).sort()).toEqual(['README.md', 'bin', 'dist', 'package.json']);
+    expect(fs.readdirSync(path.join(installed, 'bin'))).toEqual(['healthspan.js']);
+    expect(fs.realpathSync(path.join(project, 'node_modules/.bin/healthspan'))).toBe(
+      fs.realpathSync(path.join(installed, 'bin/healthspan.js')),
+    );
     expect(fs.existsSync(path.join(installed, 'dist/esm/index.d.ts'))).toBe(true);
     expect(fs.existsSync(path.join(installed, 'dist/cjs/index.js'))).toBe(true);
   });

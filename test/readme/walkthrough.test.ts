@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Bundle } from '@medplum/fhirtypes';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase, testStoreKind } from '../helpers/database.js';
 import { tempDataDir } from '../helpers/dirs.js';
 import { waitUntil } from '../helpers/pipeline.js';
@@ -13,7 +13,7 @@ import { bundleErrors } from '../reports/fhir-validator.js';
 /**
  * The README's walkthrough, run as it is written (issue 13: a new operator and partner engineer
  * can do everything from the README alone). Only the base URL and the receiver's port are
- * changed to free ones; the server runs as `npm start` runs it, restarted between the blocks
+ * changed to free ones; the server is started with `npm start`, restarted between the blocks
  * as the README says.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -68,8 +68,23 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
   return { child, output: () => out };
 }
 
+/** Any process of the group `pgid` that is running (not merely a zombie). */
+function groupAlive(pgid: number): boolean {
+  return fs.readdirSync('/proc').some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(pgrp) === pgid && state !== 'Z';
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** `npm start`, as the README says; dist/ is fresh (beforeAll), so it starts without building. */
 async function startServer(env: NodeJS.ProcessEnv, base: string) {
-  const server = run(process.execPath, ['dist/server.js'], env);
+  const server = run('npm', ['start'], env);
   await waitUntil(
     async () => {
       if (server.child.exitCode !== null) throw new Error(`server exited: ${server.output()}`);
@@ -78,8 +93,21 @@ async function startServer(env: NodeJS.ProcessEnv, base: string) {
     30_000,
     'the server',
   );
+  expect(server.output()).toContain('healthspan: dist/ is up to date; not building');
   return server;
 }
+
+/** Ctrl-C in the server's terminal: the signal reaches npm, its shell and the server. */
+async function stopServer(server: ReturnType<typeof run>) {
+  const pgid = server.child.pid!;
+  process.kill(-pgid, 'SIGINT');
+  await waitUntil(async () => !groupAlive(pgid), 30_000, 'the server to stop');
+}
+
+beforeAll(() => {
+  // Builds only when dist/ is older than the sources (after `npm test`'s build it is not).
+  execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT, stdio: 'ignore' });
+}, 600_000);
 
 describe('the README walkthrough', () => {
   it('runs as written: polling, then a callback after a restart', async () => {
@@ -126,8 +154,7 @@ describe('the README walkthrough', () => {
     expect(bundleErrors(fhir)).toEqual([]);
 
     // "Stop the running server, then start it again with WEBHOOK_ALLOW_INSECURE=true npm start".
-    server.child.kill('SIGTERM');
-    await once(server.child, 'exit');
+    await stopServer(server);
     server = await startServer({ ...env, WEBHOOK_ALLOW_INSECURE: 'true' }, base);
 
     const callback = shellBlock('### With a callback instead of polling');

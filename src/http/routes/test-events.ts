@@ -89,7 +89,7 @@ const REFUSALS = {
     new ApiError(
       409,
       'WEBHOOK_NOT_CONFIGURED',
-      'No callback URL is registered for test mode. Ask the operator to run "healthspan webhooks set --mode test".',
+      'No callback URL is registered for test mode. Ask the operator to run "healthspan-admin webhooks set --mode test".',
     ),
 } as const;
 
