@@ -58,12 +58,17 @@ async function installClient(): Promise<string> {
     path.join(dir, 'package.json'),
     JSON.stringify({ name: 'partner-app', private: true, type: 'module' }),
   );
+  // The package README's install command, as written: it names the tarball `npm pack` makes.
+  const readme = fs.readFileSync(path.join(ROOT, 'packages/client/README.md'), 'utf8');
+  const install = /```sh\n(npm install \S+)\n```/.exec(readme)?.[1];
+  if (install !== `npm install ./${packed.trim()}`) {
+    throw new Error(`the README installs with "${install}", npm pack made ${packed.trim()}`);
+  }
   await exec(
     'npm',
     // With a Standard Webhooks library, as a receiver would verify with.
     [
-      'install',
-      `./${packed.trim()}`,
+      ...install.split(' ').slice(1),
       'standardwebhooks@1.1.1',
       '--no-audit',
       '--no-fund',
