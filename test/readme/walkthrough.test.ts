@@ -226,7 +226,7 @@ describe('the README walkthrough', () => {
         '-c',
         `BASE=${base}; WORK=${work}; API_KEY=${apiKey}; PARTNER_ID=${partnerId}; RESULT_ID=${resultId}\n${script.join('\n')}`,
       ],
-      { ...env, WEBHOOK_ALLOW_INSECURE: 'true' },
+      env,
     );
     const [ran] = (await once(fourth.child, 'exit')) as [number];
     // The end of the output says which block failed (the FHIR document alone is long).
