@@ -3,7 +3,7 @@ import { loadConfig } from '../config.js';
 import { print } from './output.js';
 import { openStore } from './store.js';
 
-/** `healthspan migrate`: creates the store when there is none. */
+/** `healthspan-admin migrate`: creates the store when there is none. */
 export function addMigrateCommand(program: Command): void {
   program
     .command('migrate')

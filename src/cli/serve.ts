@@ -6,7 +6,7 @@ import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
 import { startFailureLine } from '../start-failure.js';
 
-/** `healthspan serve`: the service in the foreground until a signal stops it. */
+/** `healthspan-admin serve`: the service in the foreground until a signal stops it. */
 export function addServeCommand(program: Command): void {
   program
     .command('serve')

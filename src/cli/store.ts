@@ -21,7 +21,7 @@ export async function openStore(config: Config, opts: { existing?: boolean } = {
   } catch (error) {
     if (!(error instanceof NoStoreError)) throw error;
     throw new UsageError(
-      `${error.message} (DATA_DIR=${path.resolve(config.dataDir)}); run "healthspan migrate" there to create one, or set DATA_DIR to the service's data directory`,
+      `${error.message} (DATA_DIR=${path.resolve(config.dataDir)}); run "healthspan-admin migrate" there to create one, or set DATA_DIR to the service's data directory`,
     );
   }
   try {
@@ -53,7 +53,7 @@ export async function withStore<T>(
         const where = store.describe;
         throw new UsageError(
           ready.reason === 'migrations pending'
-            ? `the store at ${where} is not migrated; run "healthspan migrate" first`
+            ? `the store at ${where} is not migrated; run "healthspan-admin migrate" first`
             : `the store at ${where} does not answer (${ready.reason ?? 'unavailable'}); check DATABASE_URL`,
         );
       }

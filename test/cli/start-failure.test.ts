@@ -10,12 +10,12 @@ import { tempDataDir, testStoreKind } from '../helpers/service.js';
 
 /**
  * A process that cannot start says why in one line naming the setting and the fix (issue 38),
- * the same line for `npm start` (`node dist/server.js`) and `healthspan serve`, and the other
+ * the same line for `npm start` (`node dist/server.js`) and `healthspan-admin serve`, and the other
  * commands that open the store say the same sentence. The real processes run (`npm run build`
  * first), at the log level a deployment has, so a warning printed before the failure would show.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'bin/healthspan');
+const BIN = path.join(ROOT, 'bin/healthspan-admin');
 const SERVER = path.join(ROOT, 'dist/server.js');
 /** A password that must never be printed. */
 const PASSWORD = 'pg-password-canary';
@@ -70,7 +70,7 @@ async function runToExit(command: string, args: string[], env: Record<string, st
 /** The two ways an operator starts the service. */
 const STARTS: Array<[string, string, string[]]> = [
   ['node dist/server.js', process.execPath, [SERVER]],
-  ['healthspan serve', BIN, ['serve']],
+  ['healthspan-admin serve', BIN, ['serve']],
 ];
 
 async function expectStartsToFail(env: Record<string, string>, sentence: string): Promise<void> {
@@ -88,7 +88,7 @@ async function expectCommandsToFail(env: Record<string, string>, sentence: strin
   for (const args of [['tenants', 'list'], ['migrate']]) {
     const run = await runToExit(BIN, args, env);
     expect(run.code, args.join(' ')).toBe(1);
-    expect(run.stderr, args.join(' ')).toBe(`healthspan: ${sentence}\n`);
+    expect(run.stderr, args.join(' ')).toBe(`healthspan-admin: ${sentence}\n`);
     expect(run.stdout, args.join(' ')).toBe('');
   }
 }

@@ -53,7 +53,7 @@ describe('POST /v1/console-sessions', () => {
 });
 
 // First: the CLI stamps the link with the real time, and later tests move the service's clock on.
-describe('healthspan console link', () => {
+describe('healthspan-admin console link', () => {
   it('prints a one-time link for a partner (manage, live) that signs in with no key behind it', async () => {
     const own = await createAccount(service);
     const made = await cliFor(service, ['console', 'link', '--partner', own.partnerId, '--scope', 'manage']);

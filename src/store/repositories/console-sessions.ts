@@ -16,7 +16,7 @@ export interface ConsoleSessionRecord {
   tenantId: string;
   /** The live account of that account (itself for a live key). */
   liveTenantId: string;
-  /** The API key that asked for the link; null for an operator's link (`healthspan console link`). */
+  /** The API key that asked for the link; null for an operator's link (`healthspan-admin console link`). */
   keyId: string | null;
   /**
    * That key's hash (the rate limit counts the session's actions under the key's own counter);
