@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /** Tests that open a store: they run once per store (the `sqlite` and `postgres` projects). */
@@ -23,6 +24,40 @@ const SQLITE_ONLY = ['test/sqlite/**/*.test.ts'];
 /** The driver conformance cases: both drivers in one run (River's `riverdrivertest`). */
 const DRIVERS = ['test/drivers/**/*.test.ts'];
 
+/**
+ * Left out of `npm run test:fast` (HEALTHSPAN_TEST_TIER=fast), run by `npm test`: what drives
+ * Chromium, poppler or Prometheus, what spawns the built CLI or server or packs the client, and
+ * the few files that wait out real retry schedules or rate-limit windows. The fast tier then
+ * needs nothing installed beyond the project's own packages and PostgreSQL (for `drivers`), and
+ * stays under five minutes on a busy 2-core machine (docs/architecture.md).
+ */
+const FULL_ONLY = [
+  'test/**/*browser.test.ts',
+  'test/cli/**/*.test.ts',
+  'test/readme/**/*.test.ts',
+  'test/client/package.test.ts',
+  'test/reports/html.test.ts',
+  'test/reports/pdf.test.ts',
+  'test/reports/scored.test.ts',
+  'test/reports/wording.test.ts',
+  'test/reports/pdf-reference/**/*.test.ts',
+  'test/ops/**/*.test.ts',
+  'test/telemetry/metrics.test.ts',
+  'test/webhooks/delivery.test.ts',
+  'test/http/listen.test.ts',
+  'test/http/sandbox.test.ts',
+  'test/http/logs.test.ts',
+  'test/http/fuzz.test.ts',
+  'test/queue/held-jobs.test.ts',
+  'test/lifecycle/audit.test.ts',
+  'test/telemetry/tracing.test.ts',
+  'test/webhooks/standard-webhooks.test.ts',
+  'test/webhooks/listen-forward.test.ts',
+  'test/webhooks/restart.test.ts',
+  'test/drivers/sqlite-crash.test.ts',
+];
+const TIER_EXCLUDE = process.env.HEALTHSPAN_TEST_TIER === 'fast' ? FULL_ONLY : [];
+
 /** Fails the run when a process it started outlives it (every project; checked once, at the end). */
 const LEFTOVERS = 'test/helpers/leftover-processes.ts';
 
@@ -34,6 +69,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time on any machine (vitest's default is cores − 1: one file at a time on
+    // two cores). Most files wait on servers, processes and the disk rather than compute, and
+    // every test waits on conditions, never a fixed time, so two share a busy machine well.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // Threads a test starts (the SQLite writer, the render pool) find their entry beside the
     // module that starts them, a `.ts` file here: this loader lets Node run it (test/loader/).
     execArgv: ['--import', new URL('./test/loader/register.mjs', import.meta.url).href],
@@ -45,7 +84,14 @@ export default defineConfig({
           name: 'unit',
           globalSetup: [LEFTOVERS],
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...INTEGRATION, ...POSTGRES_ONLY, ...SQLITE_ONLY, ...DRIVERS],
+          exclude: [
+            ...configDefaults.exclude,
+            ...INTEGRATION,
+            ...POSTGRES_ONLY,
+            ...SQLITE_ONLY,
+            ...DRIVERS,
+            ...TIER_EXCLUDE,
+          ],
         },
       },
       {
@@ -53,6 +99,7 @@ export default defineConfig({
         test: {
           name: 'drivers',
           include: DRIVERS,
+          exclude: [...configDefaults.exclude, ...TIER_EXCLUDE],
           // PostgreSQL must answer: these cases never skip a driver.
           globalSetup: ['test/helpers/postgres-setup.ts', LEFTOVERS],
         },
@@ -62,6 +109,7 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: [...INTEGRATION, ...SQLITE_ONLY],
+          exclude: [...configDefaults.exclude, ...TIER_EXCLUDE],
           env: { HEALTHSPAN_TEST_STORE: 'sqlite' },
           globalSetup: [LEFTOVERS],
         },

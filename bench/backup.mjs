@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 
 const root = path.resolve(import.meta.dirname, '..');
-const bin = path.join(root, 'bin/healthspan');
+const bin = path.join(root, 'bin/healthspan-admin');
 const { values } = parseArgs({
   options: {
     submissions: { type: 'string', default: '10000' },

@@ -26,7 +26,7 @@ const kills = Number(values.kills);
 const everyMs = Number(values.every) * 1000;
 const rate = Number(values.rate);
 const port = Number(values.port);
-const bin = path.join(root, 'bin/healthspan');
+const bin = path.join(root, 'bin/healthspan-admin');
 
 const store = await openBenchStore(values.store, 'bench-chaos');
 const env = {

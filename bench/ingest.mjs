@@ -62,7 +62,7 @@ async function setUp(worker) {
   const store = await openBenchStore(values.store, `bench-ingest-${worker}`);
   const env = { ...baseEnv, ...store.env, ...(worker === 'off' ? { WORKER_CONCURRENCY: '0' } : {}) };
   const quick = JSON.parse(
-    execFileSync(path.join(root, 'bin/healthspan'), ['quickstart', '--name', 'bench'], {
+    execFileSync(path.join(root, 'bin/healthspan-admin'), ['quickstart', '--name', 'bench'], {
       env,
       encoding: 'utf8',
     }),

@@ -59,7 +59,7 @@ const env = {
   RATE_LIMIT_PER_MINUTE: '0',
 };
 const quick = JSON.parse(
-  execFileSync(path.join(root, 'bin/healthspan'), ['quickstart', '--name', 'bench'], {
+  execFileSync(path.join(root, 'bin/healthspan-admin'), ['quickstart', '--name', 'bench'], {
     env,
     encoding: 'utf8',
   }),
@@ -71,10 +71,14 @@ const body = JSON.stringify(template);
 
 const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
 async function serve(role, servePort) {
-  return spawn(process.execPath, [...nodeArgs, path.join(root, 'bin/healthspan'), 'serve', '--role', role], {
-    env: { ...env, ...(await telemetry.env()), PORT: String(servePort) },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  return spawn(
+    process.execPath,
+    [...nodeArgs, path.join(root, 'bin/healthspan-admin'), 'serve', '--role', role],
+    {
+      env: { ...env, ...(await telemetry.env()), PORT: String(servePort) },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
 }
 async function ready(url) {
   for (let i = 0; ; i++) {

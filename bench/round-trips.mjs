@@ -52,7 +52,9 @@ Object.assign(process.env, store.env, {
   WORKER_BUSY_CONCURRENCY: process.env.WORKER_BUSY_CONCURRENCY ?? '0',
 });
 const quick = JSON.parse(
-  execFileSync(path.join(root, 'bin/healthspan'), ['quickstart', '--name', 'bench'], { encoding: 'utf8' }),
+  execFileSync(path.join(root, 'bin/healthspan-admin'), ['quickstart', '--name', 'bench'], {
+    encoding: 'utf8',
+  }),
 );
 const { loadConfig } = await import(path.join(root, 'dist/config.js'));
 const { startService } = await import(path.join(root, 'dist/service.js'));

@@ -55,7 +55,7 @@ const env = {
   SOAK_HEAP_DIR: heapDir,
 };
 const quick = JSON.parse(
-  execFileSync(path.join(root, 'bin/healthspan'), ['quickstart', '--name', 'soak'], {
+  execFileSync(path.join(root, 'bin/healthspan-admin'), ['quickstart', '--name', 'soak'], {
     env,
     encoding: 'utf8',
   }),
@@ -69,7 +69,7 @@ const service = spawn(
   [
     '--import',
     path.join(import.meta.dirname, 'lib/memory-probe.mjs'),
-    path.join(root, 'bin/healthspan'),
+    path.join(root, 'bin/healthspan-admin'),
     'serve',
     '--role',
     'all',

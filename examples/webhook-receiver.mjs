@@ -6,7 +6,7 @@
  *   HEALTHSPAN_SIGNING_SECRET=whsec_... PORT=4000 node examples/webhook-receiver.mjs
  * During a secret rotation, give both secrets separated by a comma (new,old).
  * Register it (development only, plain http on loopback needs WEBHOOK_ALLOW_INSECURE=true):
- *   ./bin/healthspan webhooks set --partner PARTNER_ID --url http://127.0.0.1:4000/hooks/healthspan
+ *   ./bin/healthspan-admin webhooks set --partner PARTNER_ID --url http://127.0.0.1:4000/hooks/healthspan
  *
  * It follows the spec's four receiver steps on the raw body bytes (never on re-serialised JSON),
  * answers 204 to a verified delivery, 400 to a malformed one, 401 to a bad signature or stale
@@ -28,7 +28,9 @@ const TOLERANCE_SECONDS = 300;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 if (SECRETS.length === 0) {
-  console.error('Set HEALTHSPAN_SIGNING_SECRET to the signing secret shown by `healthspan webhooks set`.');
+  console.error(
+    'Set HEALTHSPAN_SIGNING_SECRET to the signing secret shown by `healthspan-admin webhooks set`.',
+  );
   process.exit(1);
 }
 

@@ -5,7 +5,7 @@ runCli(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`healthspan: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`healthspan-admin: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
   },
 );

@@ -64,7 +64,7 @@ export const SETTINGS = {
   RATE_LIMIT_PER_MINUTE: {
     schema: z.coerce.number().int().min(0),
     default: '600',
-    doc: 'requests per minute per API key; `0` disables',
+    doc: 'requests per minute per API key (the actions of console sessions it opened included); `0` disables',
   },
   REDIS_URL: {
     schema: z
@@ -252,6 +252,11 @@ export const SETTINGS = {
     default: undefined,
     doc: "partner sites allowed to show the console in a frame, comma-separated; unset = none (`frame-ancestors 'none'`)",
   },
+  HSTS_MAX_AGE_SECONDS: {
+    schema: z.coerce.number().int().min(0).max(63_072_000),
+    default: '31536000',
+    doc: 'when `PUBLIC_BASE_URL` is https, every answer carries `Strict-Transport-Security: max-age=<this>; includeSubDomains` (one year by default); `0` sends none (a proxy that adds its own); never sent for http',
+  },
   METRICS_PORT: {
     schema: z.coerce.number().int().min(0).max(65535).optional(),
     default: undefined,
@@ -326,6 +331,8 @@ export interface Config {
   corsAllowedOrigins: string[];
   consoleEnabled: boolean;
   consoleFrameAncestors: string[];
+  /** `HSTS_MAX_AGE_SECONDS`: the `Strict-Transport-Security` max-age on an https base URL; 0 = none. */
+  hstsMaxAgeSeconds: number;
   trustProxy: boolean;
   metricsPort: number | undefined;
   metricsHost: string;
@@ -421,6 +428,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsAllowedOrigins: origins(read(env, 'CORS_ALLOWED_ORIGINS')),
     consoleEnabled: read(env, 'CONSOLE_ENABLED'),
     consoleFrameAncestors: origins(read(env, 'CONSOLE_FRAME_ANCESTORS')),
+    hstsMaxAgeSeconds: read(env, 'HSTS_MAX_AGE_SECONDS'),
     trustProxy: read(env, 'TRUST_PROXY'),
     metricsPort: read(env, 'METRICS_PORT'),
     metricsHost: read(env, 'METRICS_HOST'),

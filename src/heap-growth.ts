@@ -16,7 +16,7 @@ export const OLD_GENERATION_GROWTH_PERCENT = 20;
  * concurrent), and requests/s did not change.
  *
  * A runtime flag rather than a command-line one so that every way of starting the service
- * (`node dist/server.js`, `healthspan serve`, a container's command) gets it. V8 reads this one
+ * (`node dist/server.js`, `healthspan-admin serve`, a container's command) gets it. V8 reads this one
  * each time it sets the next collection's limit, so setting it after start takes effect at the
  * next full collection; the flag applies to every isolate of the process.
  */

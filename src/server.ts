@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { boundOldGenerationGrowthWithoutWorker } from './heap-growth.js';
 import { createLogger } from './logger.js';
 import { startService, stopOnSignals } from './service.js';
+import { startFailureLine } from './start-failure.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -21,8 +22,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(
-    `healthspan: failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  process.stderr.write(startFailureLine(error));
   process.exit(1);
 });

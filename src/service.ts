@@ -15,6 +15,7 @@ import { BackupScheduler, lastBackupSeconds } from './lifecycle/backup-scheduler
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import type { ReplayReport } from './lifecycle/replay.js';
 import { guardLedger } from './lifecycle/start-guard.js';
+import { explainListenFailure } from './listen-failure.js';
 import { createLogger } from './logger.js';
 import {
   InlineReportRenderer,
@@ -80,21 +81,10 @@ export interface ServiceOptions {
  */
 export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
   const { clock, role = 'all', logger = createLogger(config.logLevel) } = options;
-  checkSettings(config, role, logger);
+  checkSettings(config, role);
   // Before the store opens: the pg instrumentation must patch the client before it connects.
   const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: VERSION, role }) : undefined;
-  const store = Store.open(config, { clock, logger, background: true });
-  if (config.migrateOnStart) {
-    const { applied } = await store.migrate();
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  }
-  let replayed: ReplayReport | undefined;
-  try {
-    replayed = await guardLedger(config, store, { clock, logger });
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
+  const { store, replayed } = await openServiceStore(config, { clock, logger, stopTracing });
   // The worker yields to partners' requests only when both share this process's event loop.
   const door = role === 'all' && config.workerBusyConcurrency > 0 ? new DoorSignal() : undefined;
   const background =
@@ -109,7 +99,20 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     ...(options.rateLimitWindowMs ? { rateLimitWindowMs: options.rateLimitWindowMs } : {}),
   });
   if (door) watchDoor(app.server, door);
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close();
+    await worker?.stop();
+    await store.close();
+    await stopTracing?.();
+    throw explainListenFailure(error, {
+      setting: 'PORT',
+      port: config.port,
+      hostSetting: 'HOST',
+      host: config.host,
+    });
+  }
   const metrics =
     config.metricsPort === undefined
       ? undefined
@@ -132,6 +135,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     },
     'healthspan listening',
   );
+  warnOfSettings(config, logger);
   return {
     app,
     store,
@@ -154,8 +158,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   };
 }
 
-/** Refuses a worker with nothing to run; warns of settings fit for development only. */
-function checkSettings(config: Config, role: ServiceRole, logger: Logger): void {
+/** Refuses a worker with nothing to run. */
+function checkSettings(config: Config, role: ServiceRole): void {
   if (role === 'worker' && config.workerConcurrency <= 0) {
     throw new ConfigError('a worker process needs WORKER_CONCURRENCY above 0');
   }
@@ -164,14 +168,52 @@ function checkSettings(config: Config, role: ServiceRole, logger: Logger): void 
       'BACKUP_DIR schedules backups of the embedded store only: on PostgreSQL unset it and back up with pg_basebackup or pg_dump (docs/backup.md)',
     );
   }
+}
+
+/**
+ * The store, reachable and migrated (MIGRATE_ON_START): a database that is missing or refuses
+ * stops the start with one sentence (`DatabaseUnavailableError`), and nothing is left open; so
+ * does a database that misses erasures its ledger recorded, unless they are replayed now
+ * (`guardLedger`, docs/backup.md).
+ */
+async function openServiceStore(
+  config: Config,
+  parts: { clock: Clock; logger: Logger; stopTracing: (() => Promise<void>) | undefined },
+): Promise<{ store: Store; replayed: ReplayReport | undefined }> {
+  const { clock, logger } = parts;
+  const store = Store.open(config, { clock, logger, background: true });
+  try {
+    await store.checkConnection();
+    if (config.migrateOnStart) {
+      const { applied } = await store.migrate();
+      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    }
+    return { store, replayed: await guardLedger(config, store, { clock, logger }) };
+  } catch (error) {
+    await store.close();
+    await parts.stopTracing?.();
+    throw error;
+  }
+}
+
+/**
+ * Warns of settings fit for development only, once the process has started (a start that fails
+ * says only why it failed). The secrets warning applies where several processes share the data:
+ * with DATABASE_URL (docs/deployment.md); one SQLite process keeps its generated secrets itself.
+ */
+function warnOfSettings(config: Config, logger: Logger): void {
   if (config.webhookAllowInsecure) {
     logger.warn(
       'WEBHOOK_ALLOW_INSECURE is on: callbacks may go to http:// and to loopback or private addresses. Development and tests only.',
     );
   }
-  if (config.databaseUrl && (!config.downloadSigningSecret || !config.webhookSecretsKey)) {
+  const unset = [
+    ...(config.downloadSigningSecret ? [] : ['DOWNLOAD_SIGNING_SECRET']),
+    ...(config.webhookSecretsKey ? [] : ['WEBHOOK_SECRETS_KEY']),
+  ];
+  if (config.databaseUrl && unset.length > 0) {
     logger.warn(
-      'DATABASE_URL is set but DOWNLOAD_SIGNING_SECRET or WEBHOOK_SECRETS_KEY is not: each is generated into DATA_DIR, so processes that do not share DATA_DIR will not accept each other’s download links or open each other’s webhook secrets. Set both, the same everywhere.',
+      `DATABASE_URL is set but ${unset.join(' and ')} ${unset.length > 1 ? 'are' : 'is'} not: generated into DATA_DIR instead, so processes that do not share DATA_DIR will not accept each other’s download links or open each other’s webhook secrets. If several processes share this database, set both, the same everywhere.`,
     );
   }
 }
@@ -267,7 +309,12 @@ async function startMetrics(
     return { registry, server };
   } catch (error) {
     registry.close();
-    throw error;
+    throw explainListenFailure(error, {
+      setting: 'METRICS_PORT',
+      port: config.metricsPort ?? 0,
+      hostSetting: 'METRICS_HOST',
+      host: config.metricsHost,
+    });
   }
 }
 

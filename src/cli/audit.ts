@@ -5,7 +5,7 @@ import { modeOption, requireLimit, requireUuid, UsageError } from './arguments.j
 import { print } from './output.js';
 import { withStore } from './store.js';
 
-/** `healthspan audit`: the audit trail. */
+/** `healthspan-admin audit`: the audit trail. */
 export function addAuditCommands(program: Command): void {
   const audit = program.command('audit').description('The audit trail');
   audit

@@ -11,9 +11,9 @@ import { print } from './output.js';
 import { ORIGIN } from './store.js';
 
 const POSTGRES =
-  'on PostgreSQL, back up with its own tools (pg_dump, or pg_basebackup with WAL archiving) and restore with them, then run "healthspan erasures replay" (docs/backup.md)';
+  'on PostgreSQL, back up with its own tools (pg_dump, or pg_basebackup with WAL archiving) and restore with them, then run "healthspan-admin erasures replay" (docs/backup.md)';
 
-/** `healthspan backup`: copies of the embedded store, checked, and their restore. */
+/** `healthspan-admin backup`: copies of the embedded store, checked, and their restore. */
 export function addBackupCommands(program: Command): void {
   const backup = program
     .command('backup')

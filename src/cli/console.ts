@@ -8,7 +8,7 @@ import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
 
 /**
- * `healthspan console link`: a one-time console link for a partner's account, made by the
+ * `healthspan-admin console link`: a one-time console link for a partner's account, made by the
  * operator (no API key: the session ends with the account, its time limit or 30 idle minutes).
  */
 export function addConsoleCommands(program: Command): void {

@@ -9,7 +9,7 @@ import { requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
 
-/** `healthspan erasures`: the erasures `subjects erase` (or the API) requested. */
+/** `healthspan-admin erasures`: the erasures `subjects erase` (or the API) requested. */
 export function addErasuresCommands(program: Command): void {
   const erasures = program.command('erasures').description('Erasures of subjects');
   erasures

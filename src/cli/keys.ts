@@ -34,7 +34,7 @@ export async function createKey(
   return { keyId: stored.keyId, mode, apiKey: key.apiKey, expiresAt: stored.expiresAt };
 }
 
-/** `healthspan keys`: a partner credential's API keys. */
+/** `healthspan-admin keys`: a partner credential's API keys. */
 export function addKeysCommands(program: Command): void {
   const keys = program.command('keys').description('API keys (shown once, stored as a hash)');
   keys

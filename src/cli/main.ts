@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { BackupError } from '../lifecycle/backup.js';
 import { LedgerError } from '../store/erasure-ledger.js';
+import { DatabaseUnavailableError } from '../store/postgres/connect-failure.js';
 import { NoSandboxError, NotFoundError } from '../store/repositories/accounts.js';
 import { VERSION } from '../version.js';
 import { WebhookAdminError } from '../webhooks/admin.js';
@@ -20,12 +21,12 @@ import { addTenantsCommands } from './tenants.js';
 import { addWebhooksCommands } from './webhooks.js';
 
 /**
- * The `healthspan` program: each command group is added from its own file. Groups are added with
+ * The `healthspan-admin` program: each command group is added from its own file. Groups are added with
  * `program.command(…)` inside those files, not `addCommand`, so every subcommand inherits the
  * program's settings (`exitOverride`, `showHelpAfterError`); the order here is the help's order.
  */
 export function buildCli(): Command {
-  const program = new Command('healthspan')
+  const program = new Command('healthspan-admin')
     .description('Operate healthspan: accounts, partner credentials, API keys and the server')
     .version(VERSION, '-V, --version', 'print the version')
     .showHelpAfterError()
@@ -62,10 +63,11 @@ export async function runCli(argv: string[]): Promise<number> {
       error instanceof ConfigError ||
       error instanceof BackupError ||
       error instanceof LedgerError ||
+      error instanceof DatabaseUnavailableError ||
       error instanceof WebhookAdminError
         ? error.message
         : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
-    process.stderr.write(`healthspan: ${message}\n`);
+    process.stderr.write(`healthspan-admin: ${message}\n`);
     return 1;
   }
 }

@@ -3,7 +3,7 @@ import { requireName, requireUuid } from './arguments.js';
 import { print } from './output.js';
 import { withStore } from './store.js';
 
-/** `healthspan partners`: partner credentials, each in one account. */
+/** `healthspan-admin partners`: partner credentials, each in one account. */
 export function addPartnersCommands(program: Command): void {
   const partners = program.command('partners').description('Partner credentials');
   partners

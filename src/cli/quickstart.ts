@@ -4,7 +4,7 @@ import { createKey } from './keys.js';
 import { print } from './output.js';
 import { withStore } from './store.js';
 
-/** `healthspan quickstart`: an account, a partner credential and a key; creates the store if need be. */
+/** `healthspan-admin quickstart`: an account, a partner credential and a key; creates the store if need be. */
 export function addQuickstartCommand(program: Command): void {
   program
     .command('quickstart')

@@ -4,8 +4,9 @@ import { loadConfig } from '../config.js';
 import { boundOldGenerationGrowthWithoutWorker } from '../heap-growth.js';
 import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
+import { startFailureLine } from '../start-failure.js';
 
-/** `healthspan serve`: the service in the foreground until a signal stops it. */
+/** `healthspan-admin serve`: the service in the foreground until a signal stops it. */
 export function addServeCommand(program: Command): void {
   program
     .command('serve')
@@ -25,7 +26,15 @@ export function addServeCommand(program: Command): void {
       // Loaded here, not at the top: the service's modules (HTTP server, PDF fonts, queue
       // clients) took most of a second of every other command's start.
       const { startService, stopOnSignals } = await import('../service.js');
-      stopOnSignals(await startService(config, { logger, role: opts.role, clock: systemClock }), logger);
+      let service: Awaited<ReturnType<typeof startService>>;
+      try {
+        service = await startService(config, { logger, role: opts.role, clock: systemClock });
+      } catch (error) {
+        // As `npm start` says it, and the process ends: a start that failed may leave timers behind.
+        process.stderr.write(startFailureLine(error));
+        process.exit(1);
+      }
+      stopOnSignals(service, logger);
       await new Promise(() => {});
     });
 }

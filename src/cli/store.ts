@@ -9,15 +9,27 @@ import { UsageError } from './arguments.js';
 /** Every change a command makes is audited as the operator's, under one id per command. */
 export const ORIGIN = operatorOrigin(`cli:${randomUUID()}`);
 
-/** The operator's store, on the real time; `existing`: refuse, naming it, a store that is not there. */
-export function openStore(config: Config, opts: { existing?: boolean } = {}): Store {
+/**
+ * The operator's store, on the real time, once its database answers (a database that is missing
+ * or refuses: `DatabaseUnavailableError`, naming DATABASE_URL and the fix); `existing`: refuse,
+ * naming it, a store that is not there.
+ */
+export async function openStore(config: Config, opts: { existing?: boolean } = {}): Promise<Store> {
+  let store: Store;
   try {
-    return Store.open(config, { clock: systemClock, existing: opts.existing === true });
+    store = Store.open(config, { clock: systemClock, existing: opts.existing === true });
   } catch (error) {
     if (!(error instanceof NoStoreError)) throw error;
     throw new UsageError(
-      `${error.message} (DATA_DIR=${path.resolve(config.dataDir)}); run "healthspan migrate" there to create one, or set DATA_DIR to the service's data directory`,
+      `${error.message} (DATA_DIR=${path.resolve(config.dataDir)}); run "healthspan-admin migrate" there to create one, or set DATA_DIR to the service's data directory`,
     );
+  }
+  try {
+    await store.checkConnection();
+    return store;
+  } catch (error) {
+    await store.close();
+    throw error;
   }
 }
 
@@ -32,7 +44,7 @@ export async function withStore<T>(
   opts: { create?: boolean } = {},
 ): Promise<T> {
   const config = loadConfig();
-  const store = openStore(config, { existing: !opts.create });
+  const store = await openStore(config, { existing: !opts.create });
   try {
     if (opts.create) await store.migrate();
     else {
@@ -41,7 +53,7 @@ export async function withStore<T>(
         const where = store.describe;
         throw new UsageError(
           ready.reason === 'migrations pending'
-            ? `the store at ${where} is not migrated; run "healthspan migrate" first`
+            ? `the store at ${where} is not migrated; run "healthspan-admin migrate" first`
             : `the store at ${where} does not answer (${ready.reason ?? 'unavailable'}); check DATABASE_URL`,
         );
       }

@@ -6,7 +6,7 @@ import { modeOption, requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
 
-/** `healthspan subjects`: a partner's subjects; `erase` requests an erasure (see `erasures`). */
+/** `healthspan-admin subjects`: a partner's subjects; `erase` requests an erasure (see `erasures`). */
 export function addSubjectsCommands(program: Command): void {
   const subjects = program.command('subjects').description("A partner's subjects (de-identified references)");
   subjects

@@ -3,7 +3,7 @@ import { requireName, requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
 
-/** `healthspan tenants`: accounts. */
+/** `healthspan-admin tenants`: accounts. */
 export function addTenantsCommands(program: Command): void {
   const tenants = program.command('tenants').description('Accounts');
   tenants

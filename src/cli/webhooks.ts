@@ -23,7 +23,7 @@ async function withWebhooks<T>(fn: (admin: WebhookAdmin) => Promise<T>): Promise
   );
 }
 
-/** `healthspan webhooks`: a partner credential's result.ready callback and its deliveries. */
+/** `healthspan-admin webhooks`: a partner credential's result.ready callback and its deliveries. */
 export function addWebhooksCommands(program: Command): void {
   const webhooks = program.command('webhooks').description('result.ready callbacks');
   addSet(webhooks);

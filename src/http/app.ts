@@ -21,7 +21,7 @@ import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
 import { LISTEN_TIMING, ListenStreams, type ListenTiming } from './listen-stream.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
-import { connectRedis, installRateLimit } from './rate-limit.js';
+import { type CountRequest, connectRedis, installRateLimit } from './rate-limit.js';
 import { requestTelemetry } from './request-telemetry.js';
 import { installResponseIdleTimeout } from './response-idle.js';
 import { artifactRoutes } from './routes/artifacts.js';
@@ -38,6 +38,7 @@ import { submissionRoutes } from './routes/submissions.js';
 import { type ReadinessCheck, supportRoutes } from './routes/support.js';
 import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
 import { type WebhookEndpointService, webhookEndpointRoutes } from './routes/webhook-endpoint.js';
+import { installTransportSecurity } from './transport-security.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,6 +69,7 @@ export interface AppDeps {
     | 'consoleEnabled'
     | 'consoleFrameAncestors'
     | 'publicBaseUrl'
+    | 'hstsMaxAgeSeconds'
   >;
   /** The console's links and sessions (looked up by hash; each names its one account). */
   consoleSessions: ConsoleGateway;
@@ -111,6 +113,7 @@ const TIMEOUT_CHECK_MS = 1000;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = createFastify(config, deps.logger as FastifyBaseLogger);
+  installTransportSecurity(app.server, config);
   installErrorHandling(app);
   installRouteTable(app);
   installWorkContext(app, deps.clock);
@@ -131,7 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const shared = config.rateLimitPerMinute > 0 || config.authFailuresPerMinute > 0;
   const redis = config.redisUrl && shared ? await connectRedis(app, config.redisUrl, deps.logger) : undefined;
-  await installRateLimit(app, config, redis, deps.rateLimitWindowMs);
+  const countAction = await installRateLimit(app, config, redis, deps.rateLimitWindowMs);
   const failures =
     config.authFailuresPerMinute > 0
       ? new AuthFailureLimit(
@@ -142,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       : undefined;
   installAuth(app, deps.authenticator, deps.tenants, failures);
   await app.register(supportRoutes, support);
-  await registerPartnerRoutes(app, deps);
+  await registerPartnerRoutes(app, deps, countAction);
   return app;
 }
 
@@ -293,7 +296,11 @@ async function installCors(app: FastifyInstance, origins: string[]): Promise<voi
 }
 
 /** The partner API's routes (behind authentication and the limits). */
-async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+async function registerPartnerRoutes(
+  app: FastifyInstance,
+  deps: AppDeps,
+  countAction: CountRequest | undefined,
+): Promise<void> {
   await app.register(probeRoutes);
   await app.register(submissionRoutes, { clock: deps.clock });
   await app.register(submissionListRoutes, { cursors: deps.cursors, clock: deps.clock });
@@ -311,7 +318,12 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
   await app.register(eventReadRoutes, { cursors: deps.cursors });
   await app.register(eventResendRoutes, { sender: deps.events });
   await app.register(listenRoutes, {
-    streams: new ListenStreams(deps.clock, deps.logger, { ...LISTEN_TIMING, ...deps.listenTiming }),
+    streams: new ListenStreams(
+      deps.clock,
+      deps.logger,
+      { ...LISTEN_TIMING, ...deps.listenTiming },
+      deps.config.responseIdleTimeoutMs,
+    ),
     listenSecret: deps.listenSecret,
     cursors: deps.cursors,
     clock: deps.clock,
@@ -337,5 +349,6 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
     endpoints: deps.webhookEndpoints,
     events: deps.events,
     keysChanged: () => deps.authenticator.invalidate(),
+    countAction,
   });
 }

@@ -34,19 +34,46 @@ export function presentedKeyHash(request: FastifyRequest, key: string): string {
   return hash;
 }
 
-/** The key from `X-Api-Key`, else from `Authorization: Bearer`. */
-export function presentedKey(request: FastifyRequest): string | undefined {
-  const header = request.headers['x-api-key'];
-  const apiKey = Array.isArray(header) ? header[0] : header;
-  if (apiKey !== undefined && apiKey.trim() !== '') return apiKey.trim();
-  const authorization = request.headers.authorization;
-  if (authorization === undefined) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match ? match[1] : '';
+/** How a request carries its key: which header, and the key (`''`: an Authorization header without one). */
+interface Presentation {
+  header: 'X-Api-Key' | 'Authorization' | undefined;
+  key: string | undefined;
 }
 
-const INVALID = () =>
-  new ApiError(401, 'INVALID_API_KEY', 'The API key is missing, invalid, revoked or expired.', undefined, {
+function presentation(request: FastifyRequest): Presentation {
+  const header = request.headers['x-api-key'];
+  const apiKey = Array.isArray(header) ? header[0] : header;
+  if (apiKey !== undefined && apiKey.trim() !== '') return { header: 'X-Api-Key', key: apiKey.trim() };
+  const authorization = request.headers.authorization;
+  if (authorization === undefined) return { header: undefined, key: undefined };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return { header: 'Authorization', key: match ? match[1] : '' };
+}
+
+/** The key from `X-Api-Key`, else from `Authorization: Bearer`. */
+export function presentedKey(request: FastifyRequest): string | undefined {
+  return presentation(request).key;
+}
+
+const HOW_TO_SEND = 'in the X-Api-Key header, or as Authorization: Bearer <key>';
+
+/**
+ * What a refused key's answer says: whether a key was sent at all, in which header, and the two
+ * headers accepted. Never which of unknown, revoked or expired: that would tell a caller holding
+ * someone else's old key that it once existed.
+ */
+function invalidKeyMessage(sent: Presentation | undefined): string {
+  if (sent === undefined) return `The API key is missing or not accepted. Send a current key ${HOW_TO_SEND}.`;
+  if (sent.header === undefined) return `No API key was sent. Send your key ${HOW_TO_SEND}.`;
+  if (!sent.key) {
+    return `The Authorization header carries no API key. Send Authorization: Bearer <key>, or the key in the X-Api-Key header.`;
+  }
+  const where = sent.header === 'X-Api-Key' ? 'the X-Api-Key header' : 'Authorization: Bearer';
+  return `The API key sent in ${where} is not accepted: it is mistyped, revoked or expired. Send a current key ${HOW_TO_SEND}.`;
+}
+
+const INVALID = (sent?: Presentation) =>
+  new ApiError(401, 'INVALID_API_KEY', invalidKeyMessage(sent), undefined, {
     'www-authenticate': 'Bearer realm="healthspan"',
   });
 
@@ -77,7 +104,8 @@ export function installAuth(
   app.decorateRequest('tenant', null);
   const authenticate: onRequestHookHandler = async (request) => {
     if (request.method === 'OPTIONS') return;
-    const presented = presentedKey(request);
+    const sent = presentation(request);
+    const presented = sent.key;
     const keyHash = presented ? presentedKeyHash(request, presented) : '';
     if (failures && presented) {
       const waitMs = await failures.waitMs(request.ip, keyHash);
@@ -95,7 +123,7 @@ export function installAuth(
       throw ApiError.accountInactive();
     }
     if (failures && presented) await failures.failed(request.ip);
-    throw INVALID();
+    throw INVALID(sent);
   };
   app.addHook('onRoute', (route) => {
     if (route.config?.auth !== true) return;

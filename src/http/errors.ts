@@ -37,6 +37,13 @@ export type PanelDetails = Array<{ field: string; message: string }>;
 /** Said by every refusal for a deactivated account: API calls and download links alike. */
 export const ACCOUNT_INACTIVE_MESSAGE = 'This account is inactive. Contact the service operator.';
 
+/**
+ * `POST /v1/test/events` without a test callback: the partner sets one itself, or receives test
+ * events through `healthspan listen` (the client package's command), without an operator.
+ */
+export const TEST_CALLBACK_NOT_CONFIGURED =
+  'No callback URL is registered for test mode. Set one with this test key: PUT /v1/webhook-endpoint with {"url": "https://…"}. Or, to receive test events on your own machine, run npx healthspan listen --forward-to http://localhost:3000/webhooks (from @healthspan/client): it forwards each test result’s event as it is created.';
+
 /** An error a partner is meant to see: its code, message and details reach the body as they are. */
 export class ApiError extends Error {
   constructor(

@@ -27,6 +27,10 @@ export const eventListItemSchema = z
     type: z.enum(EVENT_TYPES),
     resultId: z.uuid(),
     submissionId: z.uuid(),
+    partnerSubmissionId: z.string().meta({ description: 'Your reference of the submission, as you sent it' }),
+    partnerSubjectId: z
+      .string()
+      .meta({ description: "Your reference of the submission's subject, as you sent it" }),
     deliveryStatus,
     failureReason: z
       .enum(['no_endpoint', 'attempts_exhausted'])
@@ -102,6 +106,8 @@ export function eventListItem(record: EventListRecord): EventListItem {
     type: record.type as EventListItem['type'],
     resultId: record.resultId,
     submissionId: record.submissionId,
+    partnerSubmissionId: record.partnerSubmissionId,
+    partnerSubjectId: record.partnerSubjectId,
     deliveryStatus: record.deliveryStatus,
     failureReason: record.failureReason,
     createdAt: record.createdAt,
@@ -135,6 +141,8 @@ const exampleItem: EventListItem = {
   type: 'result.ready',
   resultId: '9d407152-3e6f-4081-9cad-2e3f4a5b6c73',
   submissionId: '0f6b2c1e-8d4a-4b7e-9c3f-1a2b3c4d5e6f',
+  partnerSubmissionId: 'sub-000124',
+  partnerSubjectId: 'subj-9f8e7d',
   deliveryStatus: 'failed',
   failureReason: 'attempts_exhausted',
   createdAt: '2026-11-21T12:05:00.412Z',

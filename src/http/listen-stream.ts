@@ -38,7 +38,8 @@ export interface ListenSession {
  * The open `GET /v1/test/events/stream` streams of a process. A stream holds no database
  * connection between its polls (each is one short query through the pool), writes a heartbeat
  * comment while quiet, stops at the first failed poll or write (the client resumes with
- * `Last-Event-ID`), and ends when the process shuts down (`endAll`, from the app's `preClose`).
+ * `Last-Event-ID`), when its client closes the connection or stops reading (`watchClient`), and
+ * when the process shuts down (`endAll`, from the app's `preClose`).
  */
 export class ListenStreams {
   /** Each open stream's `end`, with the key that opened it. */
@@ -48,6 +49,8 @@ export class ListenStreams {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly timing: ListenTiming = LISTEN_TIMING,
+    /** `RESPONSE_IDLE_TIMEOUT_MS`: a stream whose client takes no byte for this long is cut off. */
+    private readonly idleMs = 30_000,
   ) {}
 
   /** How many streams the key holds open in this process. */
@@ -73,6 +76,7 @@ export class ListenStreams {
     };
     this.open.set(end, session.keyId);
     raw.on('close', end);
+    const unwatch = watchClient(raw, end, this.idleMs);
     const heartbeat = setInterval(() => {
       if (!ended) raw.write(': keep-alive\n\n');
     }, this.timing.heartbeatMs);
@@ -94,6 +98,7 @@ export class ListenStreams {
         'a test events stream stopped; the client resumes from its last event',
       );
     } finally {
+      unwatch();
       clearInterval(heartbeat);
       this.open.delete(end);
       end();
@@ -125,6 +130,34 @@ export class ListenStreams {
     }
     return events.length;
   }
+}
+
+/**
+ * Ends the stream when its client leaves, at once, and cuts it off when its client stopped
+ * reading. Returns what undoes both (the connection may serve another request afterwards).
+ *
+ * - The server runs with `httpAllowHalfOpen` (app.ts), so a client's close arrives as the end of
+ *   the socket's input and nothing more: the answer would go on, holding the key's stream slot,
+ *   until a heartbeat write failed. A stream's client sends nothing after its request, so the
+ *   end of its input is its leaving.
+ * - The reply is hijacked before the hook that arms `RESPONSE_IDLE_TIMEOUT_MS` (response-idle.ts),
+ *   so it is armed here. A quiet stream is idle too (between heartbeats), so a timeout cuts the
+ *   connection only while bytes wait unsent: the client stopped taking them. While the queue
+ *   shrinks, Node does not report a timeout (see response-idle.ts).
+ */
+function watchClient(raw: ServerResponse, end: () => void, idleMs: number): () => void {
+  const socket = raw.socket;
+  if (socket === null) return () => {};
+  const stalled = () => {
+    if (socket.writableLength > 0) socket.destroy();
+  };
+  socket.on('end', end);
+  raw.setTimeout(idleMs, stalled);
+  if (socket.readableEnded) end();
+  return () => {
+    socket.off('end', end);
+    raw.off('timeout', stalled);
+  };
 }
 
 /** One Server-Sent Events message; the JSON data is one line (JSON escapes line breaks). */

@@ -4,6 +4,7 @@ import {
   ACCOUNT_INACTIVE_MESSAGE,
   type ErrorCode,
   type PanelDetails,
+  TEST_CALLBACK_NOT_CONFIGURED,
   type ValidationDetails,
 } from './errors.js';
 import { panelDetailsSchema, validationDetailsSchema } from './schemas.js';
@@ -42,7 +43,8 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
   INVALID_API_KEY: {
     status: 401,
     meaning: 'the API key is missing, invalid, revoked or expired',
-    message: 'The API key is missing, invalid, revoked or expired.',
+    message:
+      'The API key sent in the X-Api-Key header is not accepted: it is mistyped, revoked or expired. Send a current key in the X-Api-Key header, or as Authorization: Bearer <key>.',
   },
   ACCOUNT_INACTIVE: {
     status: 403,
@@ -99,8 +101,7 @@ export const ERROR_CODES: Readonly<Record<ErrorCode, CodeEntry>> = {
   WEBHOOK_NOT_CONFIGURED: {
     status: 409,
     meaning: 'no callback URL is registered for this mode',
-    message:
-      'No callback URL is registered for test mode. Ask the operator to run "healthspan webhooks set --mode test".',
+    message: TEST_CALLBACK_NOT_CONFIGURED,
   },
   WEBHOOK_ENDPOINT_DISABLED: {
     status: 409,

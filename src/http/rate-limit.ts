@@ -1,5 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { modeOfKey } from '../auth/api-keys.js';
@@ -7,12 +7,34 @@ import type { Config } from '../config.js';
 import { presentedKey, presentedKeyHash } from './auth.js';
 import { ApiError } from './errors.js';
 
+/** Whether a request counted under a name of the caller's choosing went over the limit. */
+export interface RateVerdict {
+  limited: boolean;
+  /** When the counter's window ends (0 when not limited). */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Counts a request under `counter` in the same counters, window and store (Redis or not) as the
+ * API's: `k:<mode>:<key hash>` is the key's own budget. The console's actions use it (issue 38).
+ */
+export type CountRequest = (request: FastifyRequest, counter: string) => Promise<RateVerdict>;
+
+/** The counter a request was explicitly counted under (`CountRequest`), by request. */
+const countedAs = new WeakMap<FastifyRequest, string>();
+
+/** The counter of an API key's requests: the console counts a key's sessions' actions in it. */
+export function keyCounter(mode: string, keyHash: string): string {
+  return `k:${mode}:${keyHash}`;
+}
+
 /**
  * Per-API-key limits (so a test key's traffic never uses a live key's allowance) with the IETF draft headers (RateLimit-Limit / -Remaining / -Reset and
  * Retry-After). Requests without a key are limited per client address. With `REDIS_URL` the
  * counters live in Redis and are shared by every API process; without it, each process counts
  * its own. Should Redis stop answering, requests pass unlimited (and a warning is logged)
- * rather than fail: the limit protects capacity, it is not a security boundary.
+ * rather than fail: the limit protects capacity, it is not a security boundary. Returns what
+ * counts other requests (the console's) in the same counters; undefined when limits are off.
  */
 export async function installRateLimit(
   app: FastifyInstance,
@@ -20,9 +42,9 @@ export async function installRateLimit(
   redis: Redis | undefined,
   /** A minute in a deployment; a test shortens it rather than wait a minute for a window to end. */
   windowMs = 60_000,
-): Promise<void> {
+): Promise<CountRequest | undefined> {
   const perMinute = config.rateLimitPerMinute;
-  if (perMinute <= 0) return;
+  if (perMinute <= 0) return undefined;
   const per = windowMs === 60_000 ? 'minute' : `${windowMs / 1000} seconds`;
   await app.register(rateLimit, {
     global: true,
@@ -34,11 +56,14 @@ export async function installRateLimit(
     // By the matched route's template, never the request's spelling of the path: a percent-encoded
     // or absolute-form target reaches the same route and must count the same (issue 12).
     allowList: (request) =>
-      request.method === 'OPTIONS' || !(request.routeOptions.url ?? '').startsWith('/v1/'),
+      !countedAs.has(request) &&
+      (request.method === 'OPTIONS' || !(request.routeOptions.url ?? '').startsWith('/v1/')),
     keyGenerator: (request) => {
+      const named = countedAs.get(request);
+      if (named !== undefined) return named;
       const key = presentedKey(request);
       // The mode in the counter's name: test traffic is counted apart from live, by key.
-      return key ? `k:${modeOfKey(key)}:${presentedKeyHash(request, key)}` : `ip:${request.ip}`;
+      return key ? keyCounter(modeOfKey(key), presentedKeyHash(request, key)) : `ip:${request.ip}`;
     },
     // Key-less requests (signed-link downloads) are counted per address, and told so.
     errorResponseBuilder: (request, context) =>
@@ -48,6 +73,15 @@ export async function installRateLimit(
         `Too many requests ${presentedKey(request) ? 'for this API key' : 'from this address'} (limit ${context.max} per ${per}); retry after ${context.after}.`,
       ),
   });
+  // Without options: the plugin's own store and settings, so the counters are the API's.
+  const count = app.createRateLimit();
+  return async (request, counter) => {
+    countedAs.set(request, counter);
+    const outcome = await count(request);
+    return outcome.isAllowed || !outcome.isExceeded
+      ? { limited: false, retryAfterSeconds: 0 }
+      : { limited: true, retryAfterSeconds: outcome.ttlInSeconds };
+  };
 }
 
 /** The Redis connection shared limits use; closed with the app. */

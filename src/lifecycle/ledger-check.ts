@@ -12,7 +12,7 @@ export type LedgerVerdict =
   | { kind: 'broken'; message: string };
 
 const OVERRIDE =
-  'put the ledger back where ERASURE_LEDGER points, or, if it is lost, accept that with "healthspan erasures override-ledger --confirm" (docs/backup.md)';
+  'put the ledger back where ERASURE_LEDGER points, or, if it is lost, accept that with "healthspan-admin erasures override-ledger --confirm" (docs/backup.md)';
 
 /** Reads the ledger and the database's position in it, and compares them. */
 export async function compareLedger(system: Pick<SystemStore, 'ledger'>): Promise<LedgerVerdict> {
@@ -49,5 +49,5 @@ export async function compareLedger(system: Pick<SystemStore, 'ledger'>): Promis
 
 /** The sentence a start that refuses a database behind its ledger says. */
 export function behindMessage(missing: number): string {
-  return `this database misses ${missing} erasure ledger ${missing === 1 ? 'entry' : 'entries'} recorded since it was backed up; run "healthspan erasures replay" before starting the service, or set ERASURE_REPLAY_ON_START=true (docs/backup.md)`;
+  return `this database misses ${missing} erasure ledger ${missing === 1 ? 'entry' : 'entries'} recorded since it was backed up; run "healthspan-admin erasures replay" before starting the service, or set ERASURE_REPLAY_ON_START=true (docs/backup.md)`;
 }

@@ -28,7 +28,7 @@ export async function overrideLedger(
     throw new LedgerError('the erasure ledger agrees with this database: there is nothing to override');
   if (verdict.kind === 'behind') {
     throw new LedgerError(
-      `the erasure ledger is sound and holds ${verdict.missing.length} erasures this database misses: run "healthspan erasures replay" instead`,
+      `the erasure ledger is sound and holds ${verdict.missing.length} erasures this database misses: run "healthspan-admin erasures replay" instead`,
     );
   }
   const before = verdict.message;

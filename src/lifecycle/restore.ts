@@ -101,7 +101,7 @@ export async function restoreBackup(
 ): Promise<RestoreReport> {
   if (config.databaseUrl !== undefined) {
     throw new BackupError(
-      'backup restore is for the embedded store: on PostgreSQL restore with pg_restore, then run "healthspan erasures replay" (docs/backup.md)',
+      'backup restore is for the embedded store: on PostgreSQL restore with pg_restore, then run "healthspan-admin erasures replay" (docs/backup.md)',
     );
   }
   const manifest = await verifyBackup(copy);

@@ -92,6 +92,13 @@ export interface Driver {
   readonly runner: PreparedRunner;
   /** For logs: never contains credentials. */
   readonly describe: string;
+  /**
+   * Opens a connection once, so that a database that is missing or refuses is reported when a
+   * process starts, as one sentence naming the setting and the fix (`DatabaseUnavailableError`),
+   * rather than as the driver's words from whichever query came first. Nothing to do on SQLite,
+   * whose file is opened synchronously.
+   */
+  checkConnection(): Promise<void>;
 
   /** A boolean as this database stores it (SQLite: 0 or 1). */
   bool(value: boolean): number | boolean;

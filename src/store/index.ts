@@ -52,6 +52,7 @@ export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//.test(url);
 }
 
+export { DatabaseUnavailableError } from './postgres/connect-failure.js';
 export { NoStoreError } from './sqlite/driver.js';
 
 /** How a store is opened: its clock always; the rest as the caller needs. */
@@ -210,6 +211,11 @@ export class Store implements TenantGateway, ArtifactGateway {
 
   get describe(): string {
     return this.driver.describe;
+  }
+
+  /** Throws `DatabaseUnavailableError` (one sentence: the setting, what failed, the fix) when the database cannot be opened. */
+  checkConnection(): Promise<void> {
+    return this.driver.checkConnection();
   }
 
   migrate(): Promise<{ applied: string[] }> {

@@ -1,6 +1,6 @@
 import type { AuditEvent, AuditOrigin } from '../domain/audit.js';
 import type { AuditQuery } from './repositories/audit.js';
-import type { ActivityRecord } from './repositories/console-activity.js';
+import type { ActivityRecord, CallbackHealthRecord } from './repositories/console-activity.js';
 import type {
   ConsoleSessionLookup,
   ConsoleSessionRecord,
@@ -14,9 +14,15 @@ import type {
   RedeliverOutcome,
   ResendPlan,
 } from './repositories/event-resend.js';
-import type { EventDetailRecord, EventListPage, EventListQuery } from './repositories/events.js';
+import type {
+  EventDetailRecord,
+  EventListPage,
+  EventListQuery,
+  SubmissionCallbackRecord,
+} from './repositories/events.js';
 import type { IngestCommand, IngestResult } from './repositories/ingest.js';
 import type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
+import type { NamedResource, PartnerReferences } from './repositories/references.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
 import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
@@ -77,6 +83,11 @@ export interface TenantAccess {
   readonly audit: {
     /** The account's audit events, newest first. */
     list(query: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }>;
+    /**
+     * The partner's references of the submissions behind audited resources, by resource id (the
+     * console's trail shows them; the trail itself keeps the service's ids only).
+     */
+    references(resources: readonly NamedResource[]): Promise<Map<string, PartnerReferences>>;
   };
   /**
    * The account's API keys (a live account's with its sandbox's): list, issue, revoke; issuing
@@ -97,6 +108,11 @@ export interface TenantAccess {
     list(query: EventListQuery, origin: AuditOrigin): Promise<EventListPage>;
     /** The event with its signed body and attempts; the read is audited (`event.read`). */
     get(eventId: string, origin: AuditOrigin): Promise<EventDetailRecord | undefined>;
+    /**
+     * The callback of a submission's result (its event, last delivery attempt, since when it has
+     * been failing); undefined without an event. The read is audited (`event.read`).
+     */
+    ofSubmission(submissionId: string, origin: AuditOrigin): Promise<SubmissionCallbackRecord | undefined>;
     /** Queues the event's delivery now (audited `webhook.redelivered`), or says why it cannot. */
     redeliver(eventId: string, plan: ResendPlan, origin: AuditOrigin): Promise<RedeliverOutcome>;
   };
@@ -117,6 +133,8 @@ export interface TenantAccess {
   };
   /** Counts for the console's overview: submissions received since a time and callback outcomes. */
   activity(since: Date, limit: number): Promise<ActivityRecord>;
+  /** The overview's "currently failing": the newest delivery attempts and the events waiting after a failure. */
+  callbackHealth(): Promise<CallbackHealthRecord>;
 }
 
 /**
@@ -131,6 +149,8 @@ export interface ConsoleGateway {
     secretHash: string,
     now: Date,
     requestId: string,
+    /** The hash of the session cookie the browser presented: that session ends at this sign-in. */
+    presentedHash?: string,
   ): Promise<ConsoleSessionRecord | undefined>;
   find(secretHash: string, now: Date, idleMs: number): Promise<ConsoleSessionLookup>;
   touch(sessionId: string, now: Date): Promise<void>;
@@ -160,7 +180,12 @@ export interface ArtifactGateway {
 
 export type { KeyListing } from './repositories/accounts.js';
 export type { AuditCursor, AuditQuery } from './repositories/audit.js';
-export type { ActivityRecord, ActivitySubmission } from './repositories/console-activity.js';
+export type {
+  ActivityRecord,
+  ActivitySubmission,
+  CallbackHealthRecord,
+  RecentAttempt,
+} from './repositories/console-activity.js';
 export type {
   ConsoleScope,
   ConsoleSessionEnd,
@@ -185,10 +210,12 @@ export type {
   EventListPosition,
   EventListQuery,
   EventListRecord,
+  SubmissionCallbackRecord,
 } from './repositories/events.js';
 export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
 export type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
+export type { NamedResource, PartnerReferences } from './repositories/references.js';
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
 export type {
   SubmissionListPage,

@@ -1,10 +1,11 @@
 import type { Clock } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import type { Driver } from './driver.js';
-import { accountActivity } from './repositories/console-activity.js';
+import { accountActivity, callbackHealth } from './repositories/console-activity.js';
 import { TenantEventResend } from './repositories/event-resend.js';
 import { TenantEvents } from './repositories/events.js';
 import { TenantListen } from './repositories/listen.js';
+import { referencesOf } from './repositories/references.js';
 import { TenantResults } from './repositories/results.js';
 import { TenantSubmissionList } from './repositories/submission-list.js';
 import { TenantSubmissions } from './repositories/submissions.js';
@@ -45,7 +46,10 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
     results: resultsOf(scope),
     artifacts: artifactsOf(scope),
     erasures: erasuresOf(scope),
-    audit: { list: (query) => system.audit.list(tenantId, query) },
+    audit: {
+      list: (query) => system.audit.list(tenantId, query),
+      references: (resources) => referencesOf(deps.driver.db, tenantId, resources),
+    },
     keys: new TenantKeys(deps.driver.db, tenantId, system.accounts),
     webhookEndpoint: new TenantWebhookEndpoint(deps.driver, tenantId, {
       committer: system.batcher,
@@ -53,6 +57,7 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
       audit: system.audit,
     }),
     activity: (since, limit) => accountActivity(deps.driver.db, tenantId, since, limit),
+    callbackHealth: () => callbackHealth(deps.driver.db, tenantId),
     listen: listenOf(scope),
     ...eventsOf(scope),
   };
@@ -70,6 +75,7 @@ function eventsOf({
     events: {
       list: (query, origin) => events.list(query, origin),
       get: (eventId, origin) => events.get(eventId, origin),
+      ofSubmission: (submissionId, origin) => events.ofSubmission(submissionId, origin),
       redeliver: (eventId, plan, origin) => resend.redeliver(eventId, plan, origin),
     },
     recoveries: {

@@ -3,7 +3,13 @@ import type { AuditOrigin } from '../domain/audit.js';
 import type { ApiMode } from '../domain/mode.js';
 import type { SecretBox } from '../secret-box.js';
 import type { EndpointState, TenantAccess } from '../store/tenant-access.js';
-import { checkCallbackUrl, type Resolver, resolveAllowed } from './guard.js';
+import {
+  type ClassifiedAddress,
+  checkCallbackUrl,
+  isNearbyTarget,
+  type Resolver,
+  resolveAllowed,
+} from './guard.js';
 import { activeSecret, apiKeyContext, secretContext, secretInEffect } from './secrets.js';
 import { generateSigningSecret } from './signing.js';
 
@@ -169,14 +175,30 @@ export class WebhookEndpoints {
   /** The URL as stored, after the guard's checks of its form and of what its name resolves to now. */
   private async checkUrl(url: string): Promise<string> {
     const checked = checkCallbackUrl(url, { allowInsecure: this.o.allowInsecure });
-    if (!checked.ok) throw new EndpointInputError('url', () => checked.reason);
+    if (!checked.ok) throw urlRefused(url, checked.reason);
     const resolved = await resolveAllowed(checked.url.hostname, {
       allowInsecure: this.o.allowInsecure,
       ...(this.o.resolve ? { lookup: this.o.resolve } : {}),
     });
-    if (!resolved.ok) throw new EndpointInputError('url', () => resolved.reason);
+    if (!resolved.ok) throw urlRefused(url, resolved.reason, resolved.addresses);
     return checked.url.href;
   }
+}
+
+/**
+ * A refused callback URL; one on this machine or a private network also points to what does
+ * reach it: `healthspan listen` forwards test events there without a public URL.
+ */
+function urlRefused(
+  url: string,
+  reason: string,
+  resolved: readonly ClassifiedAddress[] = [],
+): EndpointInputError {
+  if (!isNearbyTarget(url, resolved)) return new EndpointInputError('url', () => reason);
+  // Never a user name or password the URL may carry (refused above, and not to be repeated).
+  const { origin, pathname } = new URL(url);
+  const hint = `To receive test events on your own machine, run npx healthspan listen --forward-to ${origin}${pathname} with a test key (from @healthspan/client): it forwards them there without a public URL.`;
+  return new EndpointInputError('url', () => `${reason} ${hint}`);
 }
 
 function checkReceiverKey(

@@ -14,7 +14,8 @@ export interface EventResendOptions {
 export type RecoverOutcome =
   | { ok: true; recoveryId: string; eventCount: number }
   | { ok: false; reason: 'no_endpoint' | 'endpoint_disabled' }
-  | { ok: false; reason: 'too_old'; oldest: Date };
+  | { ok: false; reason: 'too_old'; oldest: Date }
+  | { ok: false; reason: 'in_future'; now: Date };
 
 /**
  * Sending an account's events again, for the partner API and the console alike: each takes the
@@ -38,11 +39,15 @@ export class EventResend {
     return tenant.events.redeliver(eventId, this.plan(origin), origin);
   }
 
-  /** Every failed or held event of the window once more, unless it reaches past the attempts kept. */
+  /**
+   * Every failed or held event of the window once more, unless it reaches past the attempts kept
+   * or starts in the future (a window no event can be in: refused rather than answered with 0).
+   */
   async recover(tenant: TenantAccess, window: RecoveryWindow, origin: AuditOrigin): Promise<RecoverOutcome> {
     const plan = this.plan(origin);
     const oldest = new Date(plan.now.getTime() - this.o.attemptRetentionMs);
     if (window.since < oldest) return { ok: false, reason: 'too_old', oldest };
+    if (window.since > plan.now) return { ok: false, reason: 'in_future', now: plan.now };
     return tenant.recoveries.start(window, plan, origin);
   }
 }

@@ -195,6 +195,26 @@ export function checkCallbackUrl(url: string, { allowInsecure }: GuardOptions): 
   return { ok: true, url: parsed };
 }
 
+/** Address classes of a machine the partner sits at or beside: where `healthspan listen` helps. */
+const NEARBY: ReadonlySet<AddressClass> = new Set(['loopback', 'private', 'link-local', 'unspecified']);
+
+/**
+ * Whether `url` names this machine or one on a private network (`localhost`, `127.0.0.1`,
+ * `10.…`, or a name resolving to such an address): a receiver that `healthspan listen` can reach
+ * and a callback cannot.
+ */
+export function isNearbyTarget(url: string, resolved: readonly ClassifiedAddress[] = []): boolean {
+  let host: string;
+  try {
+    host = stripBrackets(new URL(url).hostname).toLowerCase().replace(/\.$/, '');
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (net.isIP(host) !== 0 && NEARBY.has(classifyAddress(host))) return true;
+  return resolved.some((a) => NEARBY.has(a.classification));
+}
+
 export interface ResolvedAddress {
   address: string;
   family: number;

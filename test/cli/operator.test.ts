@@ -61,7 +61,7 @@ describe('a command without a store', () => {
         const res = await runCli({ DATA_DIR: 'data', DATABASE_URL: url.href }, args as string[], { cwd });
         expect(res.code).toBe(1);
         expect(res.stderr).toBe(
-          `healthspan: the store at postgresql://${url.hostname}:${url.port || '5432'}${url.pathname} is not migrated; run "healthspan migrate" first\n`,
+          `healthspan-admin: the store at postgresql://${url.hostname}:${url.port || '5432'}${url.pathname} is not migrated; run "healthspan-admin migrate" first\n`,
         );
       } else {
         const res = await runCli({ DATA_DIR: 'data', DATABASE_URL: '' }, args as string[], { cwd });
@@ -69,7 +69,7 @@ describe('a command without a store', () => {
         expect(res.code).toBe(1);
         expect(res.stdout).toBe('');
         expect(res.stderr).toBe(
-          `healthspan: no store at ${dir}/healthspan.sqlite (DATA_DIR=${dir}); run "healthspan migrate" there to create one, or set DATA_DIR to the service's data directory\n`,
+          `healthspan-admin: no store at ${dir}/healthspan.sqlite (DATA_DIR=${dir}); run "healthspan-admin migrate" there to create one, or set DATA_DIR to the service's data directory\n`,
         );
       }
       expect(fs.readdirSync(cwd)).toEqual([]);
@@ -81,13 +81,16 @@ describe('a command without a store', () => {
       const url = urlWithPassword(`${new URL(database.url).pathname}_missing`);
       const res = await runCli({ DATA_DIR: tempDataDir(), DATABASE_URL: url.href }, ['tenants', 'list']);
       expect(res.code).toBe(1);
-      expect(res.stderr).toMatch(/^healthspan: the store at postgresql:\/\/.+_missing does not answer/);
+      const missing = `${new URL(database.url).pathname.slice(1)}_missing`;
+      expect(res.stderr).toBe(
+        `healthspan-admin: DATABASE_URL (postgresql://${url.hostname}:${url.port || '5432'}/${missing}) names the database "${missing}", which does not exist on that server; create it (createdb -h ${url.hostname} -p ${url.port || '5432'} -U ${url.username} ${missing}) or correct the database name in DATABASE_URL.\n`,
+      );
       expect(res.stderr).not.toContain('pg-password-canary');
     } else {
       const dir = tempDataDir();
       const res = await runCli({ DATA_DIR: dir, DATABASE_URL: '' }, ['tenants', 'list']);
       expect(res.code).toBe(1);
-      expect(res.stderr).toMatch(/^healthspan: no store at /);
+      expect(res.stderr).toMatch(/^healthspan-admin: no store at /);
       expect(fs.readdirSync(dir)).toEqual([]);
     }
   });
@@ -140,7 +143,7 @@ describe('an operator with a store', () => {
     const res = await cli(...(args as string[]));
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toBe(`healthspan: no ${kind} with id ${NO_SUCH}\n`);
+    expect(res.stderr).toBe(`healthspan-admin: no ${kind} with id ${NO_SUCH}\n`);
   });
 
   it('lists accounts, partner credentials, keys (never the key) and a callback (never a secret)', async () => {

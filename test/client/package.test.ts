@@ -58,12 +58,17 @@ async function installClient(): Promise<string> {
     path.join(dir, 'package.json'),
     JSON.stringify({ name: 'partner-app', private: true, type: 'module' }),
   );
+  // The package README's install command, as written: it names the tarball `npm pack` makes.
+  const readme = fs.readFileSync(path.join(ROOT, 'packages/client/README.md'), 'utf8');
+  const install = /```sh\n(npm install \S+)\n```/.exec(readme)?.[1];
+  if (install !== `npm install ./${packed.trim()}`) {
+    throw new Error(`the README installs with "${install}", npm pack made ${packed.trim()}`);
+  }
   await exec(
     'npm',
     // With a Standard Webhooks library, as a receiver would verify with.
     [
-      'install',
-      `./${packed.trim()}`,
+      ...install.split(' ').slice(1),
       'standardwebhooks@1.1.1',
       '--no-audit',
       '--no-fund',
@@ -117,9 +122,13 @@ afterAll(async () => {
 });
 
 describe('@healthspan/client, installed from its tarball', () => {
-  it('ships only its build, types and README', () => {
+  it('ships only its build, types, README and the command’s entry', () => {
     const installed = path.join(project, 'node_modules/@healthspan/client');
-    expect(fs.readdirSync(installed).sort()).toEqual(['README.md', 'dist', 'package.json']);
+    expect(fs.readdirSync(installed).sort()).toEqual(['README.md', 'bin', 'dist', 'package.json']);
+    expect(fs.readdirSync(path.join(installed, 'bin'))).toEqual(['healthspan.js']);
+    expect(fs.realpathSync(path.join(project, 'node_modules/.bin/healthspan'))).toBe(
+      fs.realpathSync(path.join(installed, 'bin/healthspan.js')),
+    );
     expect(fs.existsSync(path.join(installed, 'dist/esm/index.d.ts'))).toBe(true);
     expect(fs.existsSync(path.join(installed, 'dist/cjs/index.js'))).toBe(true);
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { consoleHeaders } from '../../src/http/console/headers.js';
-import { hourlyCounts, windowStats } from '../../src/http/console/overview-stats.js';
+import { callbackNow, hourlyCounts, windowStats } from '../../src/http/console/overview-stats.js';
+import { attemptWords, deadlineWords } from '../../src/http/console/pages/callback-words.js';
 import { messagePage } from '../../src/http/console/pages/layout.js';
 import { CsrfTokens } from '../../src/http/console/tokens.js';
 
@@ -72,7 +73,11 @@ describe('the overview figures', () => {
       },
     ];
     const stats = windowStats(
-      { submissions, truncated: false, callbacks: { delivered: 3, failed: 1, pending: 2, notSent: 5 } },
+      {
+        submissions,
+        truncated: false,
+        callbacks: { delivered: 3, failed: 1, failing: 1, held: 1, pending: 2, notSent: 5 },
+      },
       now,
     );
     expect(stats).toMatchObject({
@@ -85,12 +90,73 @@ describe('the overview figures', () => {
     });
     // Completed after their deadline (9 of them), and one still unfinished past its own.
     expect(stats.slaBreaches).toBe(10);
-    expect(stats.callbackSuccess).toBe(0.75);
+    // Events waiting after a failed attempt and held ones are not delivered; first tries and
+    // events without a callback URL are not counted.
+    expect(stats.callbackSuccess).toBe(0.5);
     const empty = windowStats(
-      { submissions: [], truncated: false, callbacks: { delivered: 0, failed: 0, pending: 0, notSent: 0 } },
+      {
+        submissions: [],
+        truncated: false,
+        callbacks: { delivered: 0, failed: 0, failing: 0, held: 0, pending: 3, notSent: 2 },
+      },
       now,
     );
     expect([empty.p50Ms, empty.callbackSuccess]).toEqual([null, null]);
+  });
+
+  it('says whether callbacks are failing now: the failures in a row, the newest one, the events waiting', () => {
+    const attempt = (at: string, outcome: string, statusCode: number | null, errorClass: string | null) => ({
+      at,
+      outcome,
+      statusCode,
+      errorClass,
+    });
+    const failing = callbackNow({
+      waitingAfterFailure: 2,
+      recent: [
+        attempt('2026-11-21T12:03:00.000Z', 'failed', null, 'connection_refused'),
+        attempt('2026-11-21T12:02:00.000Z', 'failed', 500, 'http_status'),
+        attempt('2026-11-21T12:01:00.000Z', 'delivered', 200, null),
+        attempt('2026-11-21T12:00:00.000Z', 'failed', 500, 'http_status'),
+      ],
+    });
+    expect(failing).toMatchObject({
+      failedInARow: 2,
+      allFailed: false,
+      lastDeliveredAt: '2026-11-21T12:01:00.000Z',
+      waitingAfterFailure: 2,
+    });
+    expect(attemptWords(failing.last!)).toBe('Failed: The connection was refused');
+    expect(failing.lastFailure).toBe(failing.last);
+    expect(attemptWords({ outcome: 'failed', statusCode: 500, errorClass: 'http_status' })).toBe(
+      'Failed: Your endpoint answered with an error status (HTTP 500)',
+    );
+    const all = callbackNow({
+      waitingAfterFailure: 0,
+      recent: [attempt('2026-11-21T12:00:00Z', 'failed', 503, 'http_status')],
+    });
+    expect([all.failedInARow, all.allFailed, all.lastDeliveredAt]).toEqual([1, true, undefined]);
+    const fine = callbackNow({
+      waitingAfterFailure: 0,
+      recent: [attempt('2026-11-21T12:00:00Z', 'delivered', 204, null)],
+    });
+    expect([fine.failedInARow, fine.allFailed, fine.lastFailure]).toEqual([0, false, undefined]);
+    expect(callbackNow({ waitingAfterFailure: 0, recent: [] })).toMatchObject({
+      failedInARow: 0,
+      allFailed: false,
+    });
+  });
+
+  it('says which a deadline is: met, missed or pending with when it is due', () => {
+    const due = '2026-11-21T12:10:00.000Z';
+    expect(deadlineWords({ slaDeadlineAt: due, missed: false, finished: true })).toBe('Deadline met');
+    expect(deadlineWords({ slaDeadlineAt: due, missed: true, finished: true })).toBe(
+      'Deadline missed (due 2026-11-21 12:10:00 UTC)',
+    );
+    expect(deadlineWords({ slaDeadlineAt: due, missed: false, finished: false })).toBe(
+      'Deadline pending (due 2026-11-21 12:10:00 UTC)',
+    );
+    expect(deadlineWords({ slaDeadlineAt: null, missed: false, finished: false })).toBe('No deadline');
   });
 
   it('buckets the last 24 hours by hour, oldest first', () => {

@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/chromium.js';
+import { consoleLink } from '../helpers/console.js';
 import {
   axeViolations,
   enter,
@@ -113,5 +114,28 @@ describe('the console in Chromium', () => {
     }
     await off.context.close();
     await on.context.close();
+  });
+
+  it('a new link opened in a signed-in browser ends the session it had: its old cookie opens nothing', async () => {
+    const { context, page } = await signedInContext(true, 'read');
+    const [old] = await context.cookies();
+    expect(old?.name).toBe('healthspan_console');
+    const link = await consoleLink(service, account.apiKey, { scope: 'read' });
+    await page.goto(String(link.json.url));
+    expect(new URL(page.url()).pathname).toBe('/console/');
+    await expect(page.getByRole('heading', { level: 1, name: 'Overview' }).isVisible()).resolves.toBe(true);
+    const [fresh] = await context.cookies();
+    expect(fresh?.value).not.toBe(old!.value);
+    // The old cookie, replayed from another browser (a copy left behind), is signed out.
+    const replay = await browser.newContext();
+    await replay.addCookies([old!]);
+    const other = await replay.newPage();
+    const res = await other.goto(`${service.url}/console/`);
+    expect(res?.status()).toBe(401);
+    await expect(other.getByRole('heading', { level: 1, name: 'Signed out' }).isVisible()).resolves.toBe(
+      true,
+    );
+    await replay.close();
+    await context.close();
   });
 });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { TestService } from './service.js';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
+const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan-admin');
 
 export interface CliRun {
   code: number | null;

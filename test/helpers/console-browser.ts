@@ -103,7 +103,7 @@ export async function tabToField(page: Page, id: string): Promise<void> {
 }
 
 /** Whether the page's level-1 heading `name` is shown. */
-export function heading(page: Page, name: string): Promise<boolean> {
+export function heading(page: Page, name: string | RegExp): Promise<boolean> {
   return page.getByRole('heading', { level: 1, name }).isVisible();
 }
 

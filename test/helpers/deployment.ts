@@ -16,7 +16,7 @@ export interface Deployment {
 
 /**
  * The service as an operator runs it, on the store under test: its own processes started with
- * `healthspan serve`, an account made with the CLI, callbacks going to a real loopback receiver.
+ * `healthspan-admin serve`, an account made with the CLI, callbacks going to a real loopback receiver.
  * `perProcess` adds settings to each process (its metrics port, say).
  */
 export async function startDeployment(

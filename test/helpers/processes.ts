@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { runCli } from './cli.js';
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
+const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan-admin');
 
 /** A port nothing listens on right now (the process under test binds it a moment later). */
 export async function freePort(): Promise<number> {
@@ -20,7 +20,8 @@ export async function freePort(): Promise<number> {
 /** The operator CLI as a child process: its one JSON line, or a thrown error with its stderr. */
 export async function cli(env: Record<string, string>, args: string[]): Promise<Record<string, unknown>> {
   const res = await runCli(env, args);
-  if (res.code !== 0 || !res.json) throw new Error(`healthspan ${args.join(' ')} failed: ${res.stderr}`);
+  if (res.code !== 0 || !res.json)
+    throw new Error(`healthspan-admin ${args.join(' ')} failed: ${res.stderr}`);
   return res.json;
 }
 
@@ -31,7 +32,7 @@ export interface ServiceProcess {
   output: string[];
 }
 
-/** `healthspan serve --role …` in its own process, waited for until `/ready` answers 200. */
+/** `healthspan-admin serve --role …` in its own process, waited for until `/ready` answers 200. */
 export async function serveProcess(
   role: ServiceProcess['role'],
   env: Record<string, string>,

@@ -81,6 +81,11 @@ export class SseStream {
     return this.messages.filter((m) => m.event === event).map((m) => JSON.parse(m.data) as T);
   }
 
+  /** The client's port of the connection (the server's sockets are told apart by it). */
+  get localPort(): number | undefined {
+    return this.req?.socket?.localPort;
+  }
+
   close(): void {
     this.req?.destroy();
   }

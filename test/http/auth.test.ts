@@ -38,20 +38,42 @@ describe('authentication', () => {
     expect(res.status).toBe(204);
   });
 
+  const ACCEPTED = 'in the X-Api-Key header, or as Authorization: Bearer <key>.';
+  const NOT_SENT = `No API key was sent. Send your key ${ACCEPTED}`;
+  const NO_BEARER =
+    'The Authorization header carries no API key. Send Authorization: Bearer <key>, or the key in the X-Api-Key header.';
+  const refused = (where: string) =>
+    `The API key sent in ${where} is not accepted: it is mistyped, revoked or expired. Send a current key ${ACCEPTED}`;
+
+  // The message says whether a key was sent and which headers are accepted, never which of
+  // unknown, revoked or expired a key is (the revoked and expired cases below say the same).
   it.each([
-    ['no key at all', {}],
-    ['an empty X-Api-Key', { 'x-api-key': '' }],
-    ['a malformed key', { 'x-api-key': 'not-a-key' }],
-    ['a well-formed unknown key', { 'x-api-key': `hs_live_${'A'.repeat(43)}` }],
-    ['a Basic authorization header', { authorization: 'Basic dXNlcjpwYXNz' }],
-    ['an empty bearer token', { authorization: 'Bearer ' }],
-  ])('rejects %s with 401 INVALID_API_KEY', async (_name, headers) => {
-    const res = await probe({ ...headers, 'x-request-id': 'rid-auth' });
-    expect(res.status).toBe(401);
-    const error = errorOf(res.json);
-    expect(error.code).toBe('INVALID_API_KEY');
-    expect(error.requestId).toBe('rid-auth');
-  });
+    ['no key at all', {}, NOT_SENT],
+    ['an empty X-Api-Key', { 'x-api-key': '' }, NOT_SENT],
+    ['a malformed key', { 'x-api-key': 'not-a-key' }, refused('the X-Api-Key header')],
+    [
+      'a well-formed unknown key',
+      { 'x-api-key': `hs_live_${'A'.repeat(43)}` },
+      refused('the X-Api-Key header'),
+    ],
+    [
+      'an unknown bearer key',
+      { authorization: `Bearer hs_live_${'B'.repeat(43)}` },
+      refused('Authorization: Bearer'),
+    ],
+    ['a Basic authorization header', { authorization: 'Basic dXNlcjpwYXNz' }, NO_BEARER],
+    ['an empty bearer token', { authorization: 'Bearer ' }, NO_BEARER],
+  ])(
+    'rejects %s with 401 INVALID_API_KEY, saying what was sent and how to send a key',
+    async (_name, headers, message) => {
+      const res = await probe({ ...headers, 'x-request-id': 'rid-auth' });
+      expect(res.status).toBe(401);
+      const error = errorOf(res.json);
+      expect(error.code).toBe('INVALID_API_KEY');
+      expect(error.message).toBe(message);
+      expect(error.requestId).toBe('rid-auth');
+    },
+  );
 
   it('rejects a revoked key, including one that was cached moments before', async () => {
     const account = await createAccount(service);
@@ -59,14 +81,17 @@ describe('authentication', () => {
     await service.store.system.accounts.revokeKey(account.keyId, operatorOrigin('test'));
     // Another process revoking is seen within the epoch check interval.
     authClock.advance(EPOCH_CHECK_MS);
-    expect((await probe({ 'x-api-key': account.apiKey })).status).toBe(401);
+    const res = await probe({ 'x-api-key': account.apiKey });
+    expect(res.status).toBe(401);
+    expect(errorOf(res.json).message).toBe(refused('the X-Api-Key header'));
   });
 
   it('rejects an expired key', async () => {
     const account = await createAccount(service, { expiresAt: new Date(Date.now() - 1000) });
-    const res = await probe({ 'x-api-key': account.apiKey });
+    const res = await probe({ authorization: `Bearer ${account.apiKey}` });
     expect(res.status).toBe(401);
     expect(errorOf(res.json).code).toBe('INVALID_API_KEY');
+    expect(errorOf(res.json).message).toBe(refused('Authorization: Bearer'));
   });
 
   it('accepts a key until its expiry', async () => {

@@ -3,8 +3,10 @@ import { consoleGet, consolePost, csrfOf, signIn } from '../helpers/console.js';
 import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
 import { TestReceiver } from '../helpers/receiver.js';
 import {
+  bodyFor,
   createAccount,
   getJson,
+  postSubmission,
   startTestService,
   type TestAccount,
   type TestService,
@@ -113,6 +115,27 @@ describe('/console/callbacks', () => {
     expect(later.text).not.toContain(secret!);
     const endpoint = (await endpointOf(account)).json as { signingSecrets: unknown[] };
     expect(endpoint.signingSecrets).toHaveLength(2);
+
+    // A second rotation while the first is pending: the page tells the three apart by their ids,
+    // the one that starts signing last first, and names the new one by the same id.
+    const again = await postFrom(cookie, '/console/callbacks', '/console/callbacks/rotate-secret', {
+      activateIn: '24h',
+    });
+    const secrets = (await endpointOf(account)).json.signingSecrets as Array<{
+      secretId: string;
+      active: boolean;
+    }>;
+    expect(secrets).toHaveLength(3);
+    const [newest, pending, current] = secrets.map((x) => `Secret …${x.secretId.slice(-8)}`);
+    expect(again.text).toContain(`Your new signing secret (${newest})`);
+    const shown = await consoleGet(service, '/console/callbacks', cookie);
+    const items = [...shown.text.matchAll(/<li>(Secret …[0-9a-f]{8}): ([^<]+)<\/li>/g)].map((m) => [
+      m[1],
+      m[2],
+    ]);
+    expect(items.map((i) => i[0])).toEqual([newest, pending, current]);
+    expect(items.map((i) => i[1]?.split(' ')[0])).toEqual(['signs', 'signs', 'in']);
+    expect(new Set(items.map((i) => i[0])).size).toBe(3);
   });
 
   it('shows a disabled endpoint as a banner in words, and enables it', async () => {
@@ -179,6 +202,85 @@ describe('/console/callbacks', () => {
     });
     expect(badWindow.res.status).toBe(400);
     expect(badWindow.text).toContain('id="cb-since-error"');
+  });
+
+  it("finds a failed callback by the partner's references, says why on its submission, the overview and the audit trail", async () => {
+    const account = await createAccount(service);
+    const cookie = await signIn(service, account.apiKey, { scope: 'manage' });
+    await postFrom(cookie, '/console/callbacks', '/console/callbacks/endpoint', { url: receiverUrl });
+    const reference = `sub-${account.partnerId.slice(0, 8)}`;
+    const subject = `subj-${account.partnerId.slice(0, 8)}`;
+    receiver.replyTo = (raw) => (raw.toString('utf8').includes(reference) ? 500 : undefined);
+    try {
+      const accepted = await postSubmission(
+        service,
+        bodyFor(account, (b) => {
+          b.partnerSubmissionId = reference;
+          b.partnerSubjectId = subject;
+        }),
+        { apiKey: account.apiKey },
+      );
+      const submissionId = String(accepted.json.submissionId);
+      const failing = await waitUntil(
+        async () => {
+          const r = await getJson(service, `/v1/submissions/${submissionId}`, {
+            'x-api-key': account.apiKey,
+          });
+          return r.json.resultId ? (r.json.resultId as string) : undefined;
+        },
+        DEADLINE,
+        'the result',
+      );
+      const eventId = await eventIdOf(account, failing, 'failed');
+      const other = await completeSubmission(service, account);
+      await eventIdOf(account, other, 'delivered');
+
+      // The API's list filters by either reference and names both on each item.
+      for (const query of [`partnerSubmissionId=${reference}`, `partnerSubjectId=${subject}`]) {
+        const api = await getJson(service, `/v1/events?${query}`, { 'x-api-key': account.apiKey });
+        expect(api.json.items).toEqual([
+          expect.objectContaining({ eventId, partnerSubmissionId: reference, partnerSubjectId: subject }),
+        ]);
+      }
+      const found = await consoleGet(service, `/console/callbacks?partnerSubmissionId=${reference}`, cookie);
+      expect(found.text).toContain(`<a href="/console/callbacks/events/${eventId}">${reference}</a>`);
+      expect(found.text.match(/\/console\/callbacks\/events\//g)).toHaveLength(1);
+      expect(found.text).toContain('Exactly as you sent it');
+      const none = await consoleGet(service, '/console/callbacks?partnerSubjectId=nobody', cookie);
+      expect(none.text).toContain('No events match these filters.');
+
+      const event = await consoleGet(service, `/console/callbacks/events/${eventId}`, cookie);
+      expect(event.text).toContain(`<h1>Callback for ${reference}</h1>`);
+      expect(event.text).toContain('Failed: Your endpoint answered with an error status (HTTP 500), at ');
+
+      const submission = await consoleGet(service, `/console/submissions/${submissionId}`, cookie);
+      expect(submission.text).toMatch(
+        /Failed: every attempt failed \(failing since \d{4}-\d\d-\d\d [\d:]{8} UTC\)/,
+      );
+      expect(submission.text).toMatch(
+        /[\d:]{8} UTC: Failed: Your endpoint answered with an error status \(HTTP 500\)/,
+      );
+      expect(submission.text).toContain('Deadline met');
+      const delivered = await consoleGet(
+        service,
+        `/console/submissions/${(await getJson(service, `/v1/results/${other}`, { 'x-api-key': account.apiKey })).json.submissionId}`,
+        cookie,
+      );
+      expect(delivered.text).toMatch(/Delivered at \d{4}-\d\d-\d\d [\d:]{8} UTC/);
+
+      const overview = await consoleGet(service, '/console/', cookie);
+      expect(overview.text).toContain('50.0 % (1 of 2 sent; those on their first try not counted)');
+      expect(overview.text).toMatch(
+        /Callbacks are going through: the last attempt, at [\d: -]+ UTC, was delivered\./,
+      );
+
+      const audit = await consoleGet(service, '/console/audit', cookie);
+      expect(audit.text).toContain(
+        `Your submission reference <strong>${reference}</strong>, subject reference`,
+      );
+    } finally {
+      receiver.replyTo = undefined;
+    }
   });
 
   it('refuses a redelivery without an endpoint in plain words', async () => {

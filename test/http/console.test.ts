@@ -53,7 +53,7 @@ describe('POST /v1/console-sessions', () => {
 });
 
 // First: the CLI stamps the link with the real time, and later tests move the service's clock on.
-describe('healthspan console link', () => {
+describe('healthspan-admin console link', () => {
   it('prints a one-time link for a partner (manage, live) that signs in with no key behind it', async () => {
     const own = await createAccount(service);
     const made = await cliFor(service, ['console', 'link', '--partner', own.partnerId, '--scope', 'manage']);
@@ -102,6 +102,51 @@ describe('signing in', () => {
     );
     expect(service.logs.join('')).not.toContain(token);
     expect(service.logs.join('')).not.toContain(first.cookie!.split('=')[1]);
+  });
+
+  it('signing in again ends the session the browser presented (ASVS 5.0 §7.2.4), audited as its sign-out', async () => {
+    const own = await createAccount(service);
+    const old = await signIn(service, own.apiKey);
+    expect((await consoleGet(service, '/console/', old)).res.status).toBe(200);
+    const link = await consoleLink(service, own.apiKey, { scope: 'manage' });
+    const url = new URL(String(link.json.url));
+    // The browser still holds the old cookie when it opens the new link.
+    const res = await fetch(`${service.url}${url.pathname}${url.search}`, {
+      redirect: 'manual',
+      headers: { cookie: old },
+    });
+    expect(res.status).toBe(303);
+    const fresh = res.headers.get('set-cookie')!.split(';')[0]!;
+    expect(fresh).not.toBe(old);
+    expect((await consoleGet(service, '/console/', fresh)).res.status).toBe(200);
+    const replaced = await consoleGet(service, '/console/', old);
+    expect(replaced.res.status).toBe(401);
+    expect(replaced.text).toContain('Ask your team for a new sign-in link');
+
+    const { items } = await service.store.forTenant(own.tenantId).audit.list({ limit: 50 });
+    const signIns = items.filter((e) => e.action === 'console.signed_in');
+    const signOuts = items.filter((e) => e.action === 'console.signed_out');
+    expect(signIns).toHaveLength(2);
+    // The old session's sign-out, by that session, in the request that signed in the new one.
+    expect(signOuts).toHaveLength(1);
+    const older = signIns.find((e) => e.resourceId === signOuts[0]!.resourceId)!;
+    const newer = signIns.find((e) => e !== older)!;
+    expect(older).toBeDefined();
+    expect(signOuts[0]!.actor).toEqual({ type: 'console_session', id: older.resourceId, keyId: own.keyId });
+    expect(signOuts[0]!.requestId).toBe(newer.requestId);
+    expect((await service.store.console.ended(older.resourceId))?.reason).toBe('replaced');
+    expect((await service.store.console.ended(newer.resourceId))?.endedAt).toBeNull();
+  });
+
+  it('a refused link leaves the presented session alone', async () => {
+    const own = await createAccount(service);
+    const cookie = await signIn(service, own.apiKey);
+    const res = await fetch(`${service.url}/console/sign-in?token=${'b'.repeat(43)}`, {
+      redirect: 'manual',
+      headers: { cookie },
+    });
+    expect(res.status).toBe(403);
+    expect((await consoleGet(service, '/console/', cookie)).res.status).toBe(200);
   });
 
   it('refuses a link after 5 minutes, and a made-up one', async () => {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliFor } from '../helpers/cli.js';
+import { consoleGet, consolePost, csrfOf, openLink, signIn } from '../helpers/console.js';
 import { createAccount, errorOf, startTestService, type TestService } from '../helpers/service.js';
 
 let service: TestService;
@@ -35,5 +37,48 @@ describe('rate limiting', () => {
 
   it('does not limit the support endpoints', async () => {
     for (let i = 0; i < 8; i++) expect((await fetch(`${service.url}/health`)).status).toBe(200);
+  });
+});
+
+/** A console action that changes little: the live/test switch, set to live again. */
+function switchToLive(cookie: string, csrf: string) {
+  return consolePost(service, '/console/mode', cookie, { _csrf: csrf, mode: 'live' });
+}
+
+describe('console actions (issue 38)', () => {
+  it('count against the key that made the link: past its limit a POST is 429 with Retry-After, and so is the key’s API', async () => {
+    const own = await createAccount(service);
+    // The link is the key's first request of the window; pages are reads and are not counted.
+    const cookie = await signIn(service, own.apiKey, { scope: 'manage' });
+    const csrf = csrfOf((await consoleGet(service, '/console/', cookie)).text);
+    for (let i = 0; i < 4; i++) expect((await switchToLive(cookie, csrf)).res.status).toBe(303);
+    const limited = await switchToLive(cookie, csrf);
+    expect(limited.res.status).toBe(429);
+    expect(Number(limited.res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.text).toContain('Too many requests');
+    // One budget: the key's own API requests are refused as well, another key's are not.
+    const probe = (key: string) =>
+      fetch(`${service.url}/v1/partner-auth-probe`, { headers: { 'x-api-key': key } });
+    expect((await probe(own.apiKey)).status).toBe(429);
+    expect((await probe((await createAccount(service)).apiKey)).status).toBe(204);
+    // Reading goes on, and signing out is never refused.
+    expect((await consoleGet(service, '/console/', cookie)).res.status).toBe(200);
+    expect((await consolePost(service, '/console/sign-out', cookie, { _csrf: csrf })).res.status).toBe(200);
+  });
+
+  it('an operator’s link (no key) counts in a budget of its session’s own', async () => {
+    const own = await createAccount(service);
+    const made = await cliFor(service, ['console', 'link', '--partner', own.partnerId, '--scope', 'manage']);
+    expect(made.code).toBe(0);
+    const { cookie } = await openLink(service, String(made.json?.url));
+    const csrf = csrfOf((await consoleGet(service, '/console/', cookie)).text);
+    for (let i = 0; i < 5; i++) expect((await switchToLive(cookie!, csrf)).res.status).toBe(303);
+    expect((await switchToLive(cookie!, csrf)).res.status).toBe(429);
+    // The account's key has its whole budget.
+    const probe = await fetch(`${service.url}/v1/partner-auth-probe`, {
+      headers: { 'x-api-key': own.apiKey },
+    });
+    expect(probe.status).toBe(204);
+    expect(probe.headers.get('ratelimit-remaining')).toBe('4');
   });
 });

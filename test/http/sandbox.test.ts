@@ -287,14 +287,24 @@ describe('test mode', () => {
       json: { error: { code: 'NOT_FOUND' } },
     });
 
-    // A sandbox without a test callback is told so.
+    // A sandbox without a test callback is told so, and how to set one itself (no operator):
+    // doing what it says makes the same request succeed.
     const bare = await sandbox();
     const bareId = await submit(bare.test);
     await finalState(bare.test, bareId);
-    expect(await postTestEvent(bare.test.apiKey, { type: 'result.ready' })).toMatchObject({
-      status: 409,
-      json: { error: { code: 'WEBHOOK_NOT_CONFIGURED' } },
+    const refused = await postTestEvent(bare.test.apiKey, { type: 'result.ready' });
+    expect(refused).toMatchObject({ status: 409, json: { error: { code: 'WEBHOOK_NOT_CONFIGURED' } } });
+    const message = (refused.json.error as { message: string }).message;
+    expect(message).toContain('PUT /v1/webhook-endpoint');
+    expect(message).toContain('npx healthspan listen --forward-to');
+    expect(message).not.toMatch(/operator/i);
+    const put = await fetch(`${ctx.service.url}/v1/webhook-endpoint`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-api-key': bare.test.apiKey },
+      body: JSON.stringify({ url: testReceiverUrl }),
     });
+    expect(put.status).toBe(200);
+    expect((await postTestEvent(bare.test.apiKey, { type: 'result.ready' })).status).toBe(202);
   });
 
   it('counts test traffic apart in the metrics, by a mode label', async () => {

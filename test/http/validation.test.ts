@@ -599,6 +599,41 @@ describe('POST /v1/submissions validation', () => {
     const error = errorOf(res.json);
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(Object.keys((error.details as { fieldErrors: object }).fieldErrors)).toContain(`headers.${name}`);
+    // The headline names the header, not the body's schema (issue 38).
+    const header = name === 'x-correlation-id' ? 'X-Correlation-Id' : 'Idempotency-Key';
+    expect(error.message).toBe(
+      `The required header ${header} is missing or not valid: every submission carries X-Correlation-Id and Idempotency-Key (see details).`,
+    );
+  });
+
+  it('names the missing headers beside the body’s schema, and both missing headers together', async () => {
+    const both = await postSubmission(
+      ctx.service,
+      bodyFor(ctx.account, (b) => {
+        b.subject.demographics.sexAtBirth = 'x';
+      }),
+      { apiKey: ctx.account.apiKey, correlationId: null },
+    );
+    expect(both.status).toBe(400);
+    expect(errorOf(both.json).message).toBe(
+      'The request does not match the submission schema, and the required header X-Correlation-Id is missing or not valid (see details).',
+    );
+    const twoHeaders = await postSubmission(ctx.service, bodyFor(ctx.account), {
+      apiKey: ctx.account.apiKey,
+      correlationId: null,
+      idempotencyKey: null,
+    });
+    expect(errorOf(twoHeaders.json).message).toBe(
+      'The required headers X-Correlation-Id and Idempotency-Key are missing or not valid: every submission carries X-Correlation-Id and Idempotency-Key (see details).',
+    );
+    const bodyOnly = await postSubmission(
+      ctx.service,
+      bodyFor(ctx.account, (b) => {
+        b.subject.demographics.sexAtBirth = 'x';
+      }),
+      { apiKey: ctx.account.apiKey },
+    );
+    expect(errorOf(bodyOnly.json).message).toBe('The request does not match the submission schema.');
   });
 
   it('checks the schema before the partner id, and the partner id before the panel', async () => {

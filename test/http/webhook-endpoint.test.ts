@@ -237,4 +237,23 @@ describe('the callback target guard on PUT', () => {
     }
     expect((await call(service, account.apiKey, 'GET', '')).status).toBe(404);
   });
+
+  it('points a receiver on this machine or a private network to healthspan listen, and only those', async () => {
+    const account = await createAccount(service);
+    const LISTEN = 'run npx healthspan listen --forward-to';
+    for (const [target, forward] of [
+      ['http://localhost:3000/webhooks', 'http://localhost:3000/webhooks'],
+      ['https://127.0.0.1/h', 'https://127.0.0.1/h'],
+      ['http://user:pw@192.168.1.20:8000/in?x=1', 'http://192.168.1.20:8000/in'],
+    ] as const) {
+      const res = await call(service, account.apiKey, 'PUT', '', { url: target });
+      expect(res.status, target).toBe(400);
+      const [message] =
+        (errorOf(res.json).details as { fieldErrors: Record<string, string[]> }).fieldErrors.url ?? [];
+      expect(message, target).toContain(`${LISTEN} ${forward} with a test key (from @healthspan/client)`);
+      expect(message, target).not.toContain('pw@');
+    }
+    const remote = await call(service, account.apiKey, 'PUT', '', { url: 'http://hooks.example.com/h' });
+    expect(JSON.stringify(remote.json)).not.toContain('healthspan listen');
+  });
 });

@@ -53,10 +53,10 @@ describe.runIf(testStoreKind() === 'postgres')('backup and restore on PostgreSQL
       await exec('pg_restore', ['--no-owner', `--dbname=${restored.url}`, dump]);
       const env = { DATA_DIR: dataDir, DATABASE_URL: restored.url };
       await expect(startTestService(env)).rejects.toThrow(
-        /this database misses \d+ erasure ledger entries recorded since it was backed up; run "healthspan erasures replay"/,
+        /this database misses \d+ erasure ledger entries recorded since it was backed up; run "healthspan-admin erasures replay"/,
       );
       const replay = await runCli(env, ['erasures', 'replay']);
-      expect(replay.stderr).not.toMatch(/healthspan:/);
+      expect(replay.stderr).not.toMatch(/healthspan-admin:/);
       expect(replay.json).toMatchObject({ erasures: 1, submissions: 1 });
 
       const second = await startTestService(env);

@@ -36,7 +36,7 @@ describe.runIf(testStoreKind() === 'sqlite')('what backup and restore refuse', (
       const again = await runCli(env, ['backup', 'create', '--to', copy]);
       expect(again.code).toBe(1);
       expect(again.stderr).toBe(
-        `healthspan: ${copy} exists already: a backup never replaces a file; choose a new path\n`,
+        `healthspan-admin: ${copy} exists already: a backup never replaces a file; choose a new path\n`,
       );
       expect(fs.readFileSync(`${copy}.manifest.json`, 'utf8')).toBe(manifest);
 

@@ -124,11 +124,11 @@ describe.runIf(testStoreKind() === 'sqlite')('backup and restore of the embedded
     await expect(
       startTestService({ DATA_DIR: byHand, ERASURE_LEDGER: path.join(dataDir, 'erasure-ledger.jsonl') }),
     ).rejects.toThrow(
-      /this database misses \d+ erasure ledger entries recorded since it was backed up; run "healthspan erasures replay"/,
+      /this database misses \d+ erasure ledger entries recorded since it was backed up; run "healthspan-admin erasures replay"/,
     );
 
     const restored = await runCli(env, ['backup', 'restore', copy]);
-    expect(restored.stderr).not.toMatch(/healthspan:/);
+    expect(restored.stderr).not.toMatch(/healthspan-admin:/);
     expect(restored.code).toBe(0);
     expect(restored.json).toMatchObject({ accounts: 1, replay: { erasures: 1, submissions: 1 } });
 

@@ -13,7 +13,7 @@ import { exampleBody } from '../helpers/service.js';
 
 /**
  * Issue 7: a worker killed with SIGKILL mid-job and PostgreSQL restarted under load. Real
- * processes (`bin/healthspan serve --role api|worker`), a real PostgreSQL cluster of this test's
+ * processes (`bin/healthspan-admin serve --role api|worker`), a real PostgreSQL cluster of this test's
  * own (so restarting it disturbs no other test file), and a client that keeps submitting
  * throughout. The API must answer every request (an error in the envelope during the outage,
  * never a hang), recover without being restarted, and every submission it acknowledged with a
@@ -21,7 +21,7 @@ import { exampleBody } from '../helpers/service.js';
  * builds first; run `npm run build` before running this file alone).
  */
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
+const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan-admin');
 const exec = promisify(execFile);
 
 /** A request that has not been answered after this long hangs: the test fails. */

@@ -53,9 +53,9 @@ async function recorded(store: Store): Promise<string[]> {
   return rows.rows.map((r) => r.name);
 }
 
-const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan');
+const BIN = path.resolve(import.meta.dirname, '../../bin/healthspan-admin');
 
-/** `healthspan migrate` as a child process, not waited for until the promise is. */
+/** `healthspan-admin migrate` as a child process, not waited for until the promise is. */
 function migrateProcess(
   config: StoreConfig,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -380,7 +380,7 @@ describe('migrations', () => {
     expect(created.kind).toBe('created');
   });
 
-  it('lets two `healthspan migrate` processes migrate one fresh database at once', async () => {
+  it('lets two `healthspan-admin migrate` processes migrate one fresh database at once', async () => {
     const config = await freshConfig();
     const runs = await Promise.all([migrateProcess(config), migrateProcess(config)]);
     for (const run of runs) expect(run.code, run.stderr).toBe(0);

@@ -279,6 +279,17 @@ describe('bad input', () => {
       'until',
     ]);
     expect(await fieldErrors(account, 'POST', '/v1/events/recover', { since, colour: 'red' })).toEqual([]);
+    // A window starting in the future holds no event: refused like the other impossible windows,
+    // not answered 202 with 0 events (issue 38).
+    const future = await call(account, 'POST', '/v1/events/recover', {
+      since: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    expect(future.status).toBe(400);
+    const [futureMessage] =
+      (errorOf(future.json).details as { fieldErrors: Record<string, string[]> }).fieldErrors.since ?? [];
+    expect(futureMessage).toMatch(
+      /^since must not be later than now \(.+\): no event is created in the future\.$/,
+    );
     const event = '00000000-0000-4000-8000-000000000000';
     expect((await call(account, 'POST', `/v1/events/${event}/redeliver`, { now: true })).status).toBe(400);
   });

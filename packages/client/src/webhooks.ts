@@ -28,8 +28,8 @@ export type VerifyResult =
   | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'stale' | 'bad_signature' };
 
 export interface VerifyOptions {
-  /** Current time; defaults to `new Date()`. */
-  now?: Date;
+  /** Current time, as a `Date` or milliseconds since 1970 (`Date.now()`); defaults to the real time. */
+  now?: Date | number;
   /** Allowed |now − timestamp| in seconds; defaults to 300. */
   toleranceSeconds?: number;
 }
@@ -54,6 +54,23 @@ function constantTimeEqual(a: string, b: string): boolean {
   const right = Buffer.from(b, 'utf8');
   // Length is not secret (always `v1=` + 64 hex digits for a genuine signature).
   return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/**
+ * `options.now` in milliseconds. Anything but a valid `Date` or a finite number is refused by
+ * name: a JavaScript caller could pass a string or `Date.now()` into a field once typed `Date`.
+ */
+function nowMs(now: unknown): number {
+  if (now === undefined) return Date.now();
+  const ms = now instanceof Date ? now.getTime() : typeof now === 'number' ? now : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw new TypeError(
+      `verifyWebhook: options.now must be a Date or a number of milliseconds since 1970 (Date.now()), got ${
+        now instanceof Date ? 'an invalid Date' : typeof now === 'number' ? String(now) : `a ${typeof now}`
+      }.`,
+    );
+  }
+  return ms;
 }
 
 /**
@@ -97,7 +114,7 @@ export function verifyWebhook(
   if (!matched) return { ok: false, reason: 'bad_signature' };
 
   const timestamp = Number(timestampHeader);
-  const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
+  const nowSeconds = Math.floor(nowMs(options.now) / 1000);
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (!(Math.abs(nowSeconds - timestamp) <= tolerance)) return { ok: false, reason: 'stale' };
 

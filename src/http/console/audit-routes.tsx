@@ -35,12 +35,13 @@ export async function consoleAuditRoutes(app: FastifyInstance, opts: ConsoleOpti
     // The keys that acted, named as the keys page names them.
     const keys = await opts.tenants.forTenant(state.session.tenantId).keys.list();
     const prefixes = new Map(keys.map((k) => [k.keyId, k.prefix]));
+    const references = await tenant.audit.references(found.items);
     return html(
       reply,
       page(
         'Audit trail',
         <Layout frame={frameOf(state, 'audit')} title="Audit trail">
-          <AuditTrail view={{ ...found, limit, prefixes, error }} />
+          <AuditTrail view={{ ...found, limit, prefixes, references, error }} />
         </Layout>,
       ),
     );

@@ -117,13 +117,20 @@ async function callbacksPage(
     'Callbacks',
     <>
       {parts.secret ? (
-        <NewSecret secret={parts.secret.signingSecret} activatesAt={parts.secret.activatesAt} />
+        <NewSecret
+          secret={parts.secret.signingSecret}
+          activatesAt={parts.secret.activatesAt}
+          secretId={
+            endpoint?.signingSecrets.find((s) => s.activatesAt === parts.secret?.activatesAt)?.secretId
+          }
+        />
       ) : null}
       <EndpointSection
         endpoint={endpoint}
         manageCsrf={manage}
         form={parts.form ?? EMPTY_FORM}
         notice={parts.notice}
+        now={opts.clock()}
       />
       {manage !== undefined && endpoint ? (
         <RecoverForm csrf={manage} form={parts.recover ?? EMPTY_FORM} />
@@ -243,7 +250,7 @@ export async function consoleCallbackRoutes(app: FastifyInstance, opts: ConsoleO
     return callbackPage(
       reply,
       state,
-      `Event ${event.eventId}`,
+      `Callback for ${event.partnerSubmissionId}`,
       <EventView event={event} manageCsrf={manage} redelivered={redelivered} />,
     );
   });

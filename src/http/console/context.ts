@@ -4,6 +4,7 @@ import type { ConsoleGateway, TenantAccess, TenantGateway } from '../../store/te
 import type { PageCursors } from '../cursor.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
+import { type CountRequest, keyCounter } from '../rate-limit.js';
 import type { EventSender } from '../routes/event-resend.js';
 import type { WebhookEndpointService } from '../routes/webhook-endpoint.js';
 import type { Frame } from './pages/layout.js';
@@ -27,6 +28,8 @@ export interface ConsoleOptions {
   events: EventSender;
   /** Called after the console revokes a key: this process's key cache drops it at once. */
   keysChanged: () => void;
+  /** Counts an action in the API's rate-limit counters; undefined when limits are off. */
+  countAction?: CountRequest | undefined;
 }
 
 const SIGNED_OUT = [
@@ -36,18 +39,48 @@ const SIGNED_OUT = [
 
 /**
  * The request's console state, or `undefined` after answering `401` with a page saying how to
- * sign in again (the cookie cleared).
+ * sign in again (the cookie cleared). A `POST` (an action) is counted against the rate limit
+ * first, unless `counted` is false (signing out is never refused).
  */
 export async function signedIn(
   request: FastifyRequest,
   reply: FastifyReply,
   opts: ConsoleOptions,
+  { counted = true }: { counted?: boolean } = {},
 ): Promise<ConsoleState | undefined> {
   const found = await loadSession(request, { ...opts, clock: opts.clock });
-  if (found.ok) return found.state;
+  if (found.ok) {
+    if (counted && request.method === 'POST') await limitAction(request, reply, found.state, opts);
+    return found.state;
+  }
   opts.cookie.clear(reply);
   await html(reply.code(401), messagePage('Signed out', SIGNED_OUT));
   return undefined;
+}
+
+/**
+ * Refuses an action past the limit (`429`, `Retry-After`). A session opened with a key counts
+ * in that key's own counter, so its actions and the key's API requests share one budget; an
+ * operator's link has no key and counts in its session's own counter, with the same limit.
+ */
+async function limitAction(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: ConsoleState,
+  opts: ConsoleOptions,
+): Promise<void> {
+  if (!opts.countAction) return;
+  const { session } = state;
+  const counter =
+    session.keyHash !== null ? keyCounter(session.keyMode, session.keyHash) : `s:${session.sessionId}`;
+  const verdict = await opts.countAction(request, counter);
+  if (!verdict.limited) return;
+  reply.header('retry-after', String(verdict.retryAfterSeconds));
+  throw new ApiError(
+    429,
+    'RATE_LIMITED',
+    `Too many requests for this account in a short time. Wait ${verdict.retryAfterSeconds} seconds and try again.`,
+  );
 }
 
 /** Refuses a state-changing request without the session's CSRF token (`403`). */

@@ -1,4 +1,9 @@
-import type { ActivityRecord, ActivitySubmission } from '../../store/tenant-access.js';
+import type {
+  ActivityRecord,
+  ActivitySubmission,
+  CallbackHealthRecord,
+  RecentAttempt,
+} from '../../store/tenant-access.js';
 
 /** The overview's figures for one window (issue 31). */
 export interface WindowStats {
@@ -10,7 +15,10 @@ export interface WindowStats {
   p50Ms: number | null;
   p95Ms: number | null;
   slaBreaches: number;
-  /** Callbacks delivered out of those finished (delivered or failed); null when none finished. */
+  /**
+   * Callbacks delivered out of those sent to an endpoint and no longer on their first try:
+   * delivered, failed, failing (waiting after a failed attempt) or held; null when there are none.
+   */
   callbackSuccess: number | null;
   callbacks: ActivityRecord['callbacks'];
   /** More submissions were received than were counted (the newest were). */
@@ -38,7 +46,8 @@ export function windowStats(activity: ActivityRecord, now: Date): WindowStats {
     .filter((s) => s.completedAt !== null)
     .map((s) => Math.max(0, Date.parse(s.completedAt!) - Date.parse(s.receivedAt)))
     .sort((a, b) => a - b);
-  const { delivered, failed } = activity.callbacks;
+  const { delivered, failed, failing, held } = activity.callbacks;
+  const tried = delivered + failed + failing + held;
   return {
     accepted: activity.submissions.length,
     completed: count('completed'),
@@ -47,7 +56,7 @@ export function windowStats(activity: ActivityRecord, now: Date): WindowStats {
     p50Ms: quantile(durations, 0.5),
     p95Ms: quantile(durations, 0.95),
     slaBreaches: activity.submissions.filter((s) => breached(s, now)).length,
-    callbackSuccess: delivered + failed === 0 ? null : delivered / (delivered + failed),
+    callbackSuccess: tried === 0 ? null : delivered / tried,
     callbacks: activity.callbacks,
     truncated: activity.truncated,
   };
@@ -76,4 +85,31 @@ export function durationText(ms: number | null): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   const minutes = Math.floor(ms / 60_000);
   return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** The overview's "currently failing", from the newest delivery attempts (newest first). */
+export interface CallbackNow {
+  /** The newest attempts that failed in a row (0 when the newest was delivered or none was made). */
+  failedInARow: number;
+  /** Whether every attempt looked at failed (so the streak may be longer). */
+  allFailed: boolean;
+  last: RecentAttempt | undefined;
+  /** The newest failed attempt among those looked at. */
+  lastFailure: RecentAttempt | undefined;
+  /** The newest delivered attempt's time, among those looked at. */
+  lastDeliveredAt: string | undefined;
+  waitingAfterFailure: number;
+}
+
+export function callbackNow(health: CallbackHealthRecord): CallbackNow {
+  const firstDelivered = health.recent.findIndex((a) => a.outcome === 'delivered');
+  const failedInARow = firstDelivered === -1 ? health.recent.length : firstDelivered;
+  return {
+    failedInARow,
+    allFailed: health.recent.length > 0 && firstDelivered === -1,
+    last: health.recent[0],
+    lastFailure: health.recent.find((a) => a.outcome !== 'delivered'),
+    lastDeliveredAt: firstDelivered === -1 ? undefined : health.recent[firstDelivered]?.at,
+    waitingAfterFailure: health.waitingAfterFailure,
+  };
 }

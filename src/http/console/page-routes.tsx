@@ -9,7 +9,7 @@ import { presentResult } from '../routes/results.js';
 import { findSubmissions, parseSubmissionListQuery } from '../routes/submission-list.js';
 import type { SubmissionPage } from '../submission-list-item.js';
 import { type ConsoleOptions, frameOf, html, signedIn, tenantOfState } from './context.js';
-import { hourlyCounts, windowStats } from './overview-stats.js';
+import { callbackNow, hourlyCounts, windowStats } from './overview-stats.js';
 import { Layout, page } from './pages/layout.js';
 import { Overview } from './pages/overview.js';
 import { Submission } from './pages/submission.js';
@@ -20,14 +20,16 @@ const DAY_MS = 24 * 3_600_000;
 const OVERVIEW_LIMIT = 50_000;
 
 async function overviewData(tenant: TenantAccess, now: Date) {
-  const [day, week] = await Promise.all([
+  const [day, week, health] = await Promise.all([
     tenant.activity(new Date(now.getTime() - DAY_MS), OVERVIEW_LIMIT),
     tenant.activity(new Date(now.getTime() - 7 * DAY_MS), OVERVIEW_LIMIT),
+    tenant.callbackHealth(),
   ]);
   return {
     day: windowStats(day, now),
     week: windowStats(week, now),
     hours: hourlyCounts(day.submissions, now),
+    callbacks: callbackNow(health),
   };
 }
 
@@ -91,6 +93,7 @@ async function submissionPage(
   if (!record) throw ApiError.notFound('No submission with this id in this account and mode.');
   const now = opts.clock();
   const result = record.resultId ? await tenant.results.get(record.resultId, state.origin) : undefined;
+  const callback = result ? await tenant.events.ofSubmission(record.submissionId, state.origin) : undefined;
   const title = `Submission ${record.partnerSubmissionId}`;
   return html(
     reply,
@@ -100,6 +103,7 @@ async function submissionPage(
         <Submission
           detail={submissionDetail(record, now)}
           result={result ? presentResult(result, opts.links, now) : undefined}
+          callback={callback}
           manageCsrf={state.session.scope === 'manage' ? state.csrf : undefined}
           callbackSent={(request.query as Record<string, unknown>).callback === 'sent'}
         />

@@ -49,9 +49,17 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
     const token = (request.query as Record<string, unknown>).token;
     const cookie = newSecret();
     const now = opts.clock();
+    // The session this browser already had ends with this sign-in (a new id, the old cookie dead).
+    const presented = opts.cookie.read(request);
     const session =
       typeof token === 'string' && token.length <= 128
-        ? await opts.sessions.redeem(hashSecret(token), cookie.hash, now, request.id)
+        ? await opts.sessions.redeem(
+            hashSecret(token),
+            cookie.hash,
+            now,
+            request.id,
+            presented === undefined || presented === '' ? undefined : hashSecret(presented),
+          )
         : undefined;
     if (!session) return html(reply.code(403), messagePage('This link cannot be used', USED_LINK));
     const maxAge = Math.max(0, Math.floor((Date.parse(session.expiresAt) - now.getTime()) / 1000));
@@ -61,7 +69,7 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
   });
 
   app.post('/sign-out', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
+    const state = await signedIn(request, reply, opts, { counted: false });
     if (!state) return reply;
     checkCsrf(request, state, opts);
     await opts.sessions.signOut(state.session, opts.clock(), request.id);
@@ -103,7 +111,14 @@ function installErrorPages(app: FastifyInstance): void {
         : status < 500
           ? 'The request could not be read.'
           : 'Something went wrong on our side. Try again in a moment.';
-    const title = status === 404 ? 'Not found' : status === 403 ? 'Not allowed' : 'Something went wrong';
+    const title =
+      status === 404
+        ? 'Not found'
+        : status === 403
+          ? 'Not allowed'
+          : status === 429
+            ? 'Too many requests'
+            : 'Something went wrong';
     return html(reply.code(status), messagePage(title, [message, 'Go back to the overview: /console/']));
   });
   app.setNotFoundHandler((_request, reply) =>

@@ -28,6 +28,7 @@ export interface EventSender {
     | { ok: true; recoveryId: string; eventCount: number }
     | { ok: false; reason: 'no_endpoint' | 'endpoint_disabled' }
     | { ok: false; reason: 'too_old'; oldest: Date }
+    | { ok: false; reason: 'in_future'; now: Date }
   >;
 }
 
@@ -47,7 +48,7 @@ export const recoverRequestSchema = z
   .strictObject({
     since: isoTime.meta({
       description:
-        'Events created at or after this time (ISO 8601 with offset); no older than WEBHOOK_ATTEMPT_RETENTION (30 days)',
+        'Events created at or after this time (ISO 8601 with offset); no older than WEBHOOK_ATTEMPT_RETENTION (30 days), and not later than now',
     }),
     until: isoTime.optional().meta({ description: 'Events created before this time; now when left out' }),
   })
@@ -280,8 +281,11 @@ export async function startRecovery(
 ): Promise<{ recoveryId: string; eventCount: number }> {
   const started = await sender.recover(tenant, window, origin);
   if (started.ok) return { recoveryId: started.recoveryId, eventCount: started.eventCount };
-  if (started.reason === 'too_old') {
-    const message = `since must be ${started.oldest.toISOString()} or later: attempts older than that are no longer kept.`;
+  if (started.reason === 'too_old' || started.reason === 'in_future') {
+    const message =
+      started.reason === 'too_old'
+        ? `since must be ${started.oldest.toISOString()} or later: attempts older than that are no longer kept.`
+        : `since must not be later than now (${started.now.toISOString()}): no event is created in the future.`;
     throw ApiError.validation(
       { formErrors: [], fieldErrors: { since: [message] } },
       'The recovery window is not valid.',

@@ -40,6 +40,18 @@ const eventListQuery = z
       .meta({ description: 'Only events in this delivery status (e.g. failed)' }),
     createdAfter: queryTime('Only events created at or after this time (ISO 8601 with offset)'),
     createdBefore: queryTime('Only events created before this time (ISO 8601 with offset)'),
+    partnerSubmissionId: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .meta({ description: 'Only the events of submissions with this reference of yours (exact match)' }),
+    partnerSubjectId: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .meta({ description: "Only the events of this subject's submissions (your reference, exact match)" }),
     limit: listLimit,
     cursor: listCursor,
   })
@@ -50,6 +62,8 @@ const MESSAGES: Readonly<Record<string, string>> = {
   deliveryStatus: `deliveryStatus must be one of ${DELIVERY_STATUSES.join(', ')}.`,
   createdAfter: `createdAfter must be ${TIME_FORMAT}.`,
   createdBefore: `createdBefore must be ${TIME_FORMAT}.`,
+  partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
+  partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
   limit: 'limit must be a whole number from 1 to 200.',
   cursor: 'cursor must be nextCursor from the previous page, as it was given.',
 };
@@ -68,7 +82,8 @@ export const eventReadPaths: ZodOpenApiPathsObject = {
       description:
         'Every result.ready event of the key’s account and mode, whether or not a callback endpoint was ' +
         'registered when it was created, newest first (by createdAt, then eventId), filtered by type, delivery ' +
-        'status or creation time. Items hold ids, status and times, never the body (read one event for it and ' +
+        'status, creation time or your references (partnerSubmissionId, partnerSubjectId: exact match). Items ' +
+        'hold ids, your references, status and times, never the body (read one event for it and ' +
         'its attempts). Pages are walked with nextCursor, bound to the key’s account and mode and to the ' +
         'filters: events created while you walk never make a page repeat or skip one. Each page read is audited.',
       tags: ['Events'],
@@ -161,12 +176,23 @@ export async function findEvents(
     deliveryStatus: q.deliveryStatus,
     createdAfter: createdAfter?.toISOString(),
     createdBefore: createdBefore?.toISOString(),
+    partnerSubmissionId: q.partnerSubmissionId,
+    partnerSubjectId: q.partnerSubjectId,
   };
   const scope: CursorScope = { list: 'events', tenantId: tenant.tenantId, filters };
   const position = cursorPosition(opts.cursors, scope, q.cursor);
   const after = position && { createdAt: position.at, eventId: position.id };
   const page = await tenant.events.list(
-    { type: q.type, deliveryStatus: q.deliveryStatus, createdAfter, createdBefore, limit: q.limit, after },
+    {
+      type: q.type,
+      deliveryStatus: q.deliveryStatus,
+      createdAfter,
+      createdBefore,
+      partnerSubmissionId: q.partnerSubmissionId,
+      partnerSubjectId: q.partnerSubjectId,
+      limit: q.limit,
+      after,
+    },
     origin,
   );
   const last = page.items.at(-1);

@@ -6,7 +6,7 @@ import { addToContext } from '../../context.js';
 import { submissionRequestSchema } from '../../domain/submission/index.js';
 import { acceptSubmission, type Refusal, submissionHeadersSchema } from '../../ingest/index.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
-import { ApiError, findOr404 } from '../errors.js';
+import { ApiError, findOr404, type ValidationDetails } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import { acceptedExample, exampleSubmission, submissionDetailExample } from '../openapi-examples.js';
 import { submissionDetail } from '../presenters.js';
@@ -97,11 +97,35 @@ export const submissionPaths: ZodOpenApiPathsObject = {
   },
 };
 
+/** The two headers every submission carries, as partners write them (fields are `headers.<lowercase>`). */
+const HEADER_NAMES: Readonly<Record<string, string>> = {
+  'headers.x-correlation-id': 'X-Correlation-Id',
+  'headers.idempotency-key': 'Idempotency-Key',
+};
+
+/**
+ * The headline of a refused submission: a missing header is named in it, not left to be found
+ * in the details under a headline about the body's schema.
+ */
+export function invalidSubmissionMessage(details: ValidationDetails): string {
+  const fields = Object.keys(details.fieldErrors);
+  const headers = fields.filter((f) => f.startsWith('headers.')).map((f) => HEADER_NAMES[f] ?? f.slice(8));
+  if (headers.length === 0) return 'The request does not match the submission schema.';
+  const named =
+    headers.length === 1
+      ? `header ${headers[0]} is missing or not valid`
+      : `headers ${headers.join(' and ')} are missing or not valid`;
+  const bodyToo = details.formErrors.length > 0 || fields.length > headers.length;
+  return bodyToo
+    ? `The request does not match the submission schema, and the required ${named} (see details).`
+    : `The required ${named}: every submission carries X-Correlation-Id and Idempotency-Key (see details).`;
+}
+
 /** What each reason ingest refuses a submission for is answered (docs/decisions.md). */
 function refusalError(refusal: Refusal): ApiError {
   switch (refusal.reason) {
     case 'invalid':
-      return ApiError.validation(refusal.details);
+      return ApiError.validation(refusal.details, invalidSubmissionMessage(refusal.details));
     case 'partner':
       return new ApiError(
         403,

@@ -4,7 +4,7 @@ import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { AuditOrigin } from '../../domain/audit.js';
 import type { TenantAccess } from '../../store/tenant-access.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
-import { ApiError, parseBody } from '../errors.js';
+import { ApiError, parseBody, TEST_CALLBACK_NOT_CONFIGURED } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
 export const testEventRequestSchema = z
@@ -85,12 +85,7 @@ const REFUSALS = {
     ),
   not_ready: () =>
     new ApiError(409, 'RESULT_NOT_READY', 'This result is not completed yet; send the event once it is.'),
-  no_endpoint: () =>
-    new ApiError(
-      409,
-      'WEBHOOK_NOT_CONFIGURED',
-      'No callback URL is registered for test mode. Ask the operator to run "healthspan webhooks set --mode test".',
-    ),
+  no_endpoint: () => new ApiError(409, 'WEBHOOK_NOT_CONFIGURED', TEST_CALLBACK_NOT_CONFIGURED),
 } as const;
 
 export async function testEventRoutes(

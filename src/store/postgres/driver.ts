@@ -37,6 +37,7 @@ import {
   upsertArtifactContents,
 } from '../statements.js';
 import { clientConfig, connectPostgres, describePostgres, PG_TIMEOUTS, type PgTimeouts } from './connect.js';
+import { DatabaseUnavailableError, explainConnectFailure } from './connect-failure.js';
 import { PostgresJobListener } from './job-listener.js';
 import { KyselyPreparedRunner } from './prepared-runner.js';
 
@@ -67,6 +68,13 @@ export function openPostgresDriver(
     db,
     runner,
     describe: describePostgres(url),
+    async checkConnection() {
+      try {
+        await sql`select 1`.execute(db);
+      } catch (error) {
+        throw new DatabaseUnavailableError(explainConnectFailure(error, url));
+      }
+    },
     bool: (value) => value,
     jsonText: (column, field) => sql<string | null>`${sql.ref(column)}->>${field}`,
     readConsistent: (fn) => db.transaction().setIsolationLevel('repeatable read').execute(fn),

@@ -50,7 +50,7 @@ export class NotFoundError extends Error {
 /** A test-mode command for an account or credential that has no sandbox yet. */
 export class NoSandboxError extends Error {
   constructor(kind: 'tenant' | 'partner', id: string) {
-    super(`${kind} ${id} has no test mode yet; "healthspan keys create --mode test" starts it`);
+    super(`${kind} ${id} has no test mode yet; "healthspan-admin keys create --mode test" starts it`);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AuditOrigin } from '../../domain/audit.js';
 import type { ApiMode } from '../../domain/mode.js';
 import { bool, iso, isoOrNull } from '../codec.js';
@@ -16,8 +16,13 @@ export interface ConsoleSessionRecord {
   tenantId: string;
   /** The live account of that account (itself for a live key). */
   liveTenantId: string;
-  /** The API key that asked for the link; null for an operator's link (`healthspan console link`). */
+  /** The API key that asked for the link; null for an operator's link (`healthspan-admin console link`). */
   keyId: string | null;
+  /**
+   * That key's hash (the rate limit counts the session's actions under the key's own counter);
+   * null for an operator's link. Never shown or logged.
+   */
+  keyHash: string | null;
   /** The mode of the key that made the link: a test key's session never shows live data. */
   keyMode: ApiMode;
   scope: ConsoleScope;
@@ -87,13 +92,15 @@ export class ConsoleSessionsRepository {
   /**
    * Uses the link once: marks it used (a second use finds it used) and opens a new session with
    * the cookie hash `secretHash`. Undefined for an unknown, used or expired link, or one whose key
-   * or account no longer may sign in.
+   * or account no longer may sign in. The session the browser presented (`presentedHash`, its
+   * cookie's hash), whatever its account, ends in the same transaction (ASVS 5.0 §7.2.4).
    */
   async redeem(
     tokenHash: string,
     secretHash: string,
     now: Date,
     requestId: string,
+    presentedHash?: string,
   ): Promise<ConsoleSessionRecord | undefined> {
     const at = now.toISOString();
     return this.db.transaction().execute(async (trx) => {
@@ -108,6 +115,7 @@ export class ConsoleSessionsRepository {
       if (!link) return undefined;
       const key = await keyState(trx, link.tenant_id, link.key_id, now);
       if (!key.ok) return undefined;
+      if (presentedHash !== undefined) await this.endReplaced(trx, presentedHash, now, requestId);
       const sessionId = newId();
       const expiresAt = new Date(now.getTime() + link.ttl_seconds * 1000).toISOString();
       await trx
@@ -139,6 +147,7 @@ export class ConsoleSessionsRepository {
         tenantId: link.tenant_id,
         liveTenantId: key.liveTenantId,
         keyId: link.key_id,
+        keyHash: key.keyHash,
         keyMode: key.mode,
         scope: link.scope as ConsoleScope,
         mode: key.mode,
@@ -147,6 +156,33 @@ export class ConsoleSessionsRepository {
         expiresAt,
       };
     });
+  }
+
+  /**
+   * Ends the open session a browser presented when it signed in again (reason `replaced`),
+   * recorded as that session's `console.signed_out`: its cookie opens nothing from now on.
+   */
+  private async endReplaced(
+    trx: Transaction<Database>,
+    secretHash: string,
+    now: Date,
+    requestId: string,
+  ): Promise<void> {
+    const ended = await trx
+      .updateTable('console_sessions')
+      .set({ ended_at: now.toISOString(), ended_reason: 'replaced' })
+      .where('secret_hash', '=', secretHash)
+      .where('ended_at', 'is', null)
+      .returning(['id', 'tenant_id', 'key_id'])
+      .executeTakeFirst();
+    if (!ended) return;
+    await this.audit.record(
+      trx,
+      ended.tenant_id,
+      { action: 'console.signed_out', resourceType: 'console_session', resourceId: ended.id },
+      sessionOrigin(ended.id, ended.key_id, requestId),
+      now,
+    );
   }
 
   /**
@@ -181,6 +217,7 @@ export class ConsoleSessionsRepository {
         tenantId: row.tenant_id,
         liveTenantId: key.liveTenantId,
         keyId: row.key_id,
+        keyHash: key.keyHash,
         keyMode: key.mode,
         scope: row.scope as ConsoleScope,
         mode: row.mode as ApiMode,
@@ -274,7 +311,7 @@ export function sessionOrigin(
 }
 
 type KeyState =
-  | { ok: true; mode: ApiMode; liveTenantId: string }
+  | { ok: true; mode: ApiMode; liveTenantId: string; keyHash: string | null }
   | { ok: false; reason: 'key_revoked' | 'inactive' };
 
 /**
@@ -287,16 +324,18 @@ async function keyState(
   keyId: string | null,
   now: Date,
 ): Promise<KeyState> {
+  let keyHash: string | null = null;
   if (keyId !== null) {
     const key = await db
       .selectFrom('api_keys')
-      .select(['revoked_at', 'expires_at'])
+      .select(['revoked_at', 'expires_at', 'key_hash'])
       .where('id', '=', keyId)
       .executeTakeFirst();
     const expiresAt = isoOrNull(key?.expires_at);
     if (!key || key.revoked_at !== null || (expiresAt !== null && Date.parse(expiresAt) <= now.getTime())) {
       return { ok: false, reason: 'key_revoked' };
     }
+    keyHash = key.key_hash;
   }
   const row = await db
     .selectFrom('tenants as t')
@@ -307,5 +346,5 @@ async function keyState(
   if (!row || !bool(row.active) || (row.live_active !== null && !bool(row.live_active))) {
     return { ok: false, reason: 'inactive' };
   }
-  return { ok: true, mode: row.mode, liveTenantId: row.live_tenant_id ?? row.id };
+  return { ok: true, mode: row.mode, liveTenantId: row.live_tenant_id ?? row.id, keyHash };
 }

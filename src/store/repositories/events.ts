@@ -3,6 +3,7 @@ import { iso, isoOrNull } from '../codec.js';
 import type { Driver } from '../driver.js';
 import type { Executor } from '../prepared.js';
 import type { AuditEntry } from '../rows.js';
+import { submissionsByReference } from './submission-list.js';
 import type { EventFailureReason, EventStatus } from './webhooks.js';
 
 /** Where a page starts: after this event (newest first: older ones follow). */
@@ -20,6 +21,10 @@ export interface EventListQuery {
   createdAfter?: Date | undefined;
   /** Created before this time. */
   createdBefore?: Date | undefined;
+  /** Only the events of submissions with this reference of the partner's (exact match). */
+  partnerSubmissionId?: string | undefined;
+  /** Only the events of this subject's submissions (the partner's reference, exact match). */
+  partnerSubjectId?: string | undefined;
 }
 
 /** An event as a list shows it: ids, type, delivery state and times; never its body. */
@@ -28,6 +33,9 @@ export interface EventListRecord {
   type: string;
   resultId: string;
   submissionId: string;
+  /** The partner's references of the event's submission. */
+  partnerSubmissionId: string;
+  partnerSubjectId: string;
   deliveryStatus: EventStatus;
   failureReason: EventFailureReason | null;
   createdAt: string;
@@ -62,12 +70,28 @@ export interface EventDetailRecord extends EventListRecord {
   attempts: EventAttemptRecord[];
 }
 
-/** The columns a list item and the detail share; `submission_id` comes from the event's result. */
+/**
+ * A submission's callback as its page shows it: its event (the newest, if a result was sent more
+ * than once), the last attempt to deliver it and, while it fails, the first failed attempt since
+ * the last delivered one.
+ */
+export interface SubmissionCallbackRecord {
+  event: EventListRecord;
+  lastAttempt: EventAttemptRecord | null;
+  failingSince: string | null;
+}
+
+/**
+ * The columns a list item and the detail share; `submission_id` comes from the event's result,
+ * the partner's references from its submission.
+ */
 const ITEM_COLUMNS = [
   'e.id',
   'e.event_type',
   'e.result_id',
   'r.submission_id',
+  's.partner_submission_id',
+  's.partner_subject_id',
   'e.status',
   'e.failure_reason',
   'e.created_at',
@@ -80,6 +104,8 @@ interface ItemRow {
   event_type: string;
   result_id: string;
   submission_id: string;
+  partner_submission_id: string;
+  partner_subject_id: string;
   status: string;
   failure_reason: string | null;
   created_at: string | Date;
@@ -94,6 +120,8 @@ function toItem(row: ItemRow): EventListRecord {
     type: row.event_type,
     resultId: row.result_id,
     submissionId: row.submission_id,
+    partnerSubmissionId: row.partner_submission_id,
+    partnerSubjectId: row.partner_subject_id,
     deliveryStatus: row.status as EventStatus,
     failureReason: row.failure_reason as EventFailureReason | null,
     createdAt: iso(row.created_at),
@@ -120,6 +148,7 @@ export class TenantEvents {
     return db
       .selectFrom('webhook_events as e')
       .innerJoin('results as r', 'r.id', 'e.result_id')
+      .innerJoin('submissions as s', 's.id', 'r.submission_id')
       .select(ITEM_COLUMNS)
       .select((eb) =>
         eb
@@ -143,6 +172,8 @@ export class TenantEvents {
     if (q.deliveryStatus !== undefined) query = query.where('e.status', '=', q.deliveryStatus);
     if (q.createdAfter) query = query.where('e.created_at', '>=', q.createdAfter.toISOString());
     if (q.createdBefore) query = query.where('e.created_at', '<', q.createdBefore.toISOString());
+    const submissions = submissionsByReference(this.driver.db, this.tenantId, q);
+    if (submissions) query = query.where('r.submission_id', 'in', submissions);
     const rows = (await query
       .orderBy('e.created_at', 'desc')
       .orderBy('e.id', 'desc')
@@ -162,6 +193,46 @@ export class TenantEvents {
       | (ItemRow & { body: string })
       | undefined;
     if (!row) return undefined;
+    const attempts = await this.attempts(db, eventId);
+    await this.recordRead(
+      { action: 'event.read', resourceType: 'webhook_event', resourceId: eventId },
+      origin,
+    );
+    return { ...toItem(row), body: row.body, attempts };
+  }
+
+  /**
+   * The callback of the submission's result: its event, last delivery attempt and since when it
+   * has been failing; undefined when no event was made (no completed result). Audited as a read
+   * of the event.
+   */
+  async ofSubmission(
+    submissionId: string,
+    origin: AuditOrigin,
+  ): Promise<SubmissionCallbackRecord | undefined> {
+    const db = this.driver.db;
+    const row = (await this.items(db)
+      .where('r.submission_id', '=', submissionId)
+      .orderBy('e.created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst()) as ItemRow | undefined;
+    if (!row) return undefined;
+    const deliveries = (await this.attempts(db, row.id)).filter((a) => a.kind === 'delivery');
+    const lastAttempt = deliveries.at(-1) ?? null;
+    let failingSince: string | null = null;
+    if (lastAttempt?.outcome === 'failed') {
+      const lastDelivered = deliveries.findLastIndex((a) => a.outcome === 'delivered');
+      failingSince = deliveries[lastDelivered + 1]?.startedAt ?? null;
+    }
+    await this.recordRead(
+      { action: 'event.read', resourceType: 'webhook_event', resourceId: row.id },
+      origin,
+    );
+    return { event: toItem(row), lastAttempt, failingSince };
+  }
+
+  /** The event's attempts kept, oldest first. */
+  private async attempts(db: Executor, eventId: string): Promise<EventAttemptRecord[]> {
     const attempts = await db
       .selectFrom('webhook_attempts')
       .select([
@@ -180,25 +251,17 @@ export class TenantEvents {
       .orderBy('started_at')
       .orderBy('attempt')
       .execute();
-    await this.recordRead(
-      { action: 'event.read', resourceType: 'webhook_event', resourceId: eventId },
-      origin,
-    );
-    return {
-      ...toItem(row),
-      body: row.body,
-      attempts: attempts.map((a) => ({
-        deliveryId: a.delivery_id,
-        attempt: a.attempt,
-        kind: a.kind,
-        startedAt: iso(a.started_at),
-        url: a.url,
-        statusCode: a.status_code,
-        errorClass: a.error_class,
-        latencyMs: a.latency_ms,
-        outcome: a.outcome,
-        responseSnippet: a.response_snippet,
-      })),
-    };
+    return attempts.map((a) => ({
+      deliveryId: a.delivery_id,
+      attempt: a.attempt,
+      kind: a.kind,
+      startedAt: iso(a.started_at),
+      url: a.url,
+      statusCode: a.status_code,
+      errorClass: a.error_class,
+      latencyMs: a.latency_ms,
+      outcome: a.outcome,
+      responseSnippet: a.response_snippet,
+    }));
   }
 }

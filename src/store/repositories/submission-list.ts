@@ -192,18 +192,29 @@ export class TenantSubmissionList {
     return summarise(rows);
   }
 
-  /** The account's submissions with the subject or reference asked for (by their indexes), if any. */
   private byReference(db: Kysely<Database>, q: SubmissionListQuery) {
-    if (q.partnerSubjectId === undefined && q.partnerSubmissionId === undefined) return undefined;
-    let ids = db.selectFrom('submissions').select('id').where('tenant_id', '=', this.tenantId);
-    if (q.partnerSubjectId !== undefined) {
-      // The subject id is derived from the reference: `submissions_subject_idx` finds them.
-      ids = ids
-        .where('subject_id', '=', subjectIdFor(this.tenantId, q.partnerSubjectId))
-        .where('partner_subject_id', '=', q.partnerSubjectId);
-    }
-    if (q.partnerSubmissionId !== undefined)
-      ids = ids.where('partner_submission_id', '=', q.partnerSubmissionId);
-    return ids;
+    return submissionsByReference(db, this.tenantId, q);
   }
+}
+
+/**
+ * The ids of the account's submissions with the subject or reference asked for (exact match, by
+ * their indexes), or undefined when neither is asked for. The events list filters by it too.
+ */
+export function submissionsByReference(
+  db: Kysely<Database>,
+  tenantId: string,
+  q: { partnerSubjectId?: string | undefined; partnerSubmissionId?: string | undefined },
+) {
+  if (q.partnerSubjectId === undefined && q.partnerSubmissionId === undefined) return undefined;
+  let ids = db.selectFrom('submissions').select('id').where('tenant_id', '=', tenantId);
+  if (q.partnerSubjectId !== undefined) {
+    // The subject id is derived from the reference: `submissions_subject_idx` finds them.
+    ids = ids
+      .where('subject_id', '=', subjectIdFor(tenantId, q.partnerSubjectId))
+      .where('partner_subject_id', '=', q.partnerSubjectId);
+  }
+  if (q.partnerSubmissionId !== undefined)
+    ids = ids.where('partner_submission_id', '=', q.partnerSubmissionId);
+  return ids;
 }

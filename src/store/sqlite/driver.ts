@@ -198,6 +198,8 @@ class SqliteDriver implements Driver {
     this.committer = new CommitBatcher(this.db, this.runner);
   }
 
+  async checkConnection(): Promise<void> {}
+
   bool(value: boolean): number {
     return value ? 1 : 0;
   }

@@ -370,7 +370,7 @@ export interface paths {
         };
         /**
          * Your account's callback events, newest first
-         * @description Every result.ready event of the key’s account and mode, whether or not a callback endpoint was registered when it was created, newest first (by createdAt, then eventId), filtered by type, delivery status or creation time. Items hold ids, status and times, never the body (read one event for it and its attempts). Pages are walked with nextCursor, bound to the key’s account and mode and to the filters: events created while you walk never make a page repeat or skip one. Each page read is audited.
+         * @description Every result.ready event of the key’s account and mode, whether or not a callback endpoint was registered when it was created, newest first (by createdAt, then eventId), filtered by type, delivery status, creation time or your references (partnerSubmissionId, partnerSubjectId: exact match). Items hold ids, your references, status and times, never the body (read one event for it and its attempts). Pages are walked with nextCursor, bound to the key’s account and mode and to the filters: events created while you walk never make a page repeat or skip one. Each page read is audited.
          */
         get: operations["listEvents"];
         put?: never;
@@ -772,7 +772,7 @@ export interface components {
         RecoverRequest: {
             /**
              * Format: date-time
-             * @description Events created at or after this time (ISO 8601 with offset); no older than WEBHOOK_ATTEMPT_RETENTION (30 days)
+             * @description Events created at or after this time (ISO 8601 with offset); no older than WEBHOOK_ATTEMPT_RETENTION (30 days), and not later than now
              */
             since: string;
             /**
@@ -1280,6 +1280,10 @@ export interface components {
             resultId: string;
             /** Format: uuid */
             submissionId: string;
+            /** @description Your reference of the submission, as you sent it */
+            partnerSubmissionId: string;
+            /** @description Your reference of the submission's subject, as you sent it */
+            partnerSubjectId: string;
             /**
              * @description pending: a delivery is queued or running; delivered: your endpoint answered 2xx; failed: every scheduled attempt failed, or no endpoint was registered (failureReason says which); endpoint_disabled: held while your endpoint is disabled. Every status but delivered can be recovered.
              * @enum {string}
@@ -1307,6 +1311,10 @@ export interface components {
             resultId: string;
             /** Format: uuid */
             submissionId: string;
+            /** @description Your reference of the submission, as you sent it */
+            partnerSubmissionId: string;
+            /** @description Your reference of the submission's subject, as you sent it */
+            partnerSubjectId: string;
             /**
              * @description pending: a delivery is queued or running; delivered: your endpoint answered 2xx; failed: every scheduled attempt failed, or no endpoint was registered (failureReason says which); endpoint_disabled: held while your endpoint is disabled. Every status but delivered can be recovered.
              * @enum {string}
@@ -7275,6 +7283,10 @@ export interface operations {
                 createdAfter?: string;
                 /** @description Only events created before this time (ISO 8601 with offset) */
                 createdBefore?: string;
+                /** @description Only the events of submissions with this reference of yours (exact match) */
+                partnerSubmissionId?: string;
+                /** @description Only the events of this subject's submissions (your reference, exact match) */
+                partnerSubjectId?: string;
                 /** @description Items per page, 1 to 200 (default 50) */
                 limit?: number;
                 /** @description nextCursor of the previous page, as it was given; the other filters must stay the same */

@@ -1,4 +1,5 @@
 import type { AuditEvent } from '../../../domain/audit.js';
+import type { PartnerReferences } from '../../../store/tenant-access.js';
 import { AUDIT_ACTION_LABELS, AUDIT_RESOURCE_LABELS, actorLabel } from './audit-labels.js';
 
 export interface AuditView {
@@ -8,7 +9,21 @@ export interface AuditView {
   limit: string;
   /** Key ids → their first characters, to name the keys that acted. */
   prefixes: ReadonlyMap<string, string>;
+  /** Resource ids → the partner's references of the submission behind them. */
+  references: ReadonlyMap<string, PartnerReferences>;
   error?: string | undefined;
+}
+
+/** The partner's own references of the submission behind an entry, as the support person knows it. */
+function References({ refs }: { refs: PartnerReferences | undefined }) {
+  if (!refs) return null;
+  return (
+    <>
+      <br />
+      Your submission reference <strong>{refs.partnerSubmissionId}</strong>, subject reference{' '}
+      <strong>{refs.partnerSubjectId}</strong>
+    </>
+  );
 }
 
 function LimitForm({ limit, error }: { limit: string; error: string | undefined }) {
@@ -52,7 +67,7 @@ export function AuditTrail({ view }: { view: AuditView }) {
     <>
       <p>
         Who viewed, created, downloaded or changed what in this account. Events name the service's ids only,
-        never submitted data.
+        never submitted data; this page adds your own references of the submission behind an entry.
       </p>
       <LimitForm limit={view.limit} error={view.error} />
       {view.items.length === 0 && !view.error ? <p>No events.</p> : null}
@@ -78,6 +93,7 @@ export function AuditTrail({ view }: { view: AuditView }) {
                   {e.resourceType === 'api_key' && view.prefixes.has(e.resourceId)
                     ? ` (${view.prefixes.get(e.resourceId)}…)`
                     : null}
+                  <References refs={view.references.get(e.resourceId)} />
                 </td>
                 <td>{actorLabel(e.actor, view.prefixes)}</td>
                 <td>

@@ -77,7 +77,7 @@ function Field({
   );
 }
 
-function EndpointFacts({ endpoint }: { endpoint: EndpointView }) {
+function EndpointFacts({ endpoint, now }: { endpoint: EndpointView; now: Date }) {
   return (
     <dl>
       <dt>URL</dt>
@@ -100,11 +100,42 @@ function EndpointFacts({ endpoint }: { endpoint: EndpointView }) {
       </dd>
       <dt>Signing secrets</dt>
       <dd>
-        {endpoint.signingSecrets
-          .map((s) => `${s.active ? 'In effect since' : 'Signs from'} ${when(s.activatesAt)} UTC`)
-          .join('; ') || 'None'}
+        <SecretList endpoint={endpoint} now={now} />
       </dd>
     </dl>
+  );
+}
+
+/**
+ * A secret named by the last characters of its id (the API's `secretId`): how the page tells
+ * secrets apart, never the secret. Ids start with their time, so the end is what differs.
+ */
+export function secretName(secretId: string): string {
+  return `Secret …${secretId.slice(-8)}`;
+}
+
+/**
+ * The signing secrets, the one that starts signing last first (the API's order), each named by
+ * the end of its id and said in words: in effect, signing from a time to come, or replaced.
+ */
+function SecretList({ endpoint, now }: { endpoint: EndpointView; now: Date }) {
+  if (endpoint.signingSecrets.length === 0) return <>None</>;
+  return (
+    <ul class="secrets">
+      {endpoint.signingSecrets.map((s) => {
+        const at = `${when(s.activatesAt)} UTC`;
+        const state = s.active
+          ? `in effect since ${at}`
+          : Date.parse(s.activatesAt) > now.getTime()
+            ? `signs from ${at}`
+            : `replaced (signed from ${at})`;
+        return (
+          <li key={s.secretId}>
+            {secretName(s.secretId)}: {state}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 
@@ -180,11 +211,14 @@ export function EndpointSection({
   manageCsrf,
   form,
   notice,
+  now,
 }: {
   endpoint: EndpointView | undefined;
   manageCsrf: string | undefined;
   form: FormState;
   notice?: string | undefined;
+  /** The service's clock now: which secrets are still to come. */
+  now: Date;
 }) {
   return (
     <section aria-labelledby="endpoint">
@@ -196,7 +230,7 @@ export function EndpointSection({
       ) : null}
       {endpoint?.status === 'disabled' ? <DisabledBanner endpoint={endpoint} csrf={manageCsrf} /> : null}
       {endpoint ? (
-        <EndpointFacts endpoint={endpoint} />
+        <EndpointFacts endpoint={endpoint} now={now} />
       ) : (
         <p>No callback URL is set for this mode: results are recorded as events but not sent.</p>
       )}
@@ -211,10 +245,18 @@ export function EndpointSection({
 }
 
 /** A new signing secret, shown on the page answering the post only: it is stored sealed. */
-export function NewSecret({ secret, activatesAt }: { secret: string; activatesAt: string }) {
+export function NewSecret({
+  secret,
+  activatesAt,
+  secretId,
+}: {
+  secret: string;
+  activatesAt: string;
+  secretId: string | undefined;
+}) {
   return (
     <section aria-labelledby="new-secret" class="secret">
-      <h2 id="new-secret">Your new signing secret</h2>
+      <h2 id="new-secret">Your new signing secret{secretId ? ` (${secretName(secretId)})` : ''}</h2>
       <p>
         Copy it now into your receiver: this is the only time it is shown. It signs deliveries from{' '}
         {when(activatesAt)} UTC; until then both secrets sign.
@@ -261,6 +303,8 @@ export interface EventFilters {
   deliveryStatus?: string | undefined;
   createdAfter?: string | undefined;
   createdBefore?: string | undefined;
+  partnerSubmissionId?: string | undefined;
+  partnerSubjectId?: string | undefined;
 }
 
 function EventFilterForm({ filters, errors }: { filters: EventFilters; errors: Record<string, string> }) {
@@ -278,6 +322,18 @@ function EventFilterForm({ filters, errors }: { filters: EventFilters; errors: R
           ))}
         </select>
       </div>
+      <Field
+        name="partnerSubmissionId"
+        label="Your submission reference"
+        form={form}
+        hint="Exactly as you sent it, e.g. sub-000124"
+      />
+      <Field
+        name="partnerSubjectId"
+        label="Your subject reference"
+        form={form}
+        hint="Exactly as you sent it"
+      />
       <Field name="createdAfter" label="Created at or after" form={form} hint="e.g. 2026-11-21T12:00:00Z" />
       <Field name="createdBefore" label="Created before" form={form} hint="e.g. 2026-11-22T00:00:00Z" />
       <button type="submit">Find events</button>
@@ -314,10 +370,11 @@ export function EventList({
       {page && page.items.length === 0 ? <p>No events match these filters.</p> : null}
       {page && page.items.length > 0 ? (
         <table class="list">
-          <caption>Callback events, newest first</caption>
+          <caption>Callback events, newest first (each reference leads to its event)</caption>
           <thead>
             <tr>
-              <th scope="col">Event</th>
+              <th scope="col">Your submission reference</th>
+              <th scope="col">Your subject reference</th>
               <th scope="col">Created (UTC)</th>
               <th scope="col">Delivery</th>
               <th scope="col">Attempts</th>
@@ -328,8 +385,9 @@ export function EventList({
             {page.items.map((item) => (
               <tr key={item.eventId}>
                 <td>
-                  <a href={`/console/callbacks/events/${item.eventId}`}>{item.eventId}</a>
+                  <a href={`/console/callbacks/events/${item.eventId}`}>{item.partnerSubmissionId}</a>
                 </td>
+                <td>{item.partnerSubjectId}</td>
                 <td>{when(item.createdAt)}</td>
                 <td>
                   <span class={`badge delivery-${item.deliveryStatus}`}>

@@ -1,20 +1,8 @@
 import type { EventDetail } from '../../event-schemas.js';
 import type { Recovery } from '../../routes/event-resend.js';
+import { attemptWords, ERROR_LABELS } from './callback-words.js';
 import { DELIVERY_LABELS, FAILURE_LABELS, when } from './callbacks.js';
 import { Csrf } from './layout.js';
-
-/** Why an attempt got no 2xx, in plain words (the API's errorClass values). */
-const ERROR_LABELS: Record<string, string> = {
-  http_status: 'Your endpoint answered with an error status',
-  timeout: 'Your endpoint did not answer in time',
-  dns: 'The host name could not be resolved',
-  connection_refused: 'The connection was refused',
-  connection_reset: 'The connection was cut',
-  tls: 'The secure connection could not be made',
-  blocked_address: 'The host resolved to an address callbacks may not go to',
-  invalid_url: 'The URL is not usable',
-  transport: 'The delivery could not be sent',
-};
 
 function Attempts({ event }: { event: EventDetail }) {
   if (event.attempts.length === 0) return <p>No delivery attempt was made.</p>;
@@ -60,6 +48,7 @@ export function EventView({
   manageCsrf: string | undefined;
   redelivered: boolean;
 }) {
+  const lastAttempt = event.attempts.filter((a) => a.kind === 'delivery').at(-1);
   return (
     <>
       {redelivered ? (
@@ -68,6 +57,10 @@ export function EventView({
         </p>
       ) : null}
       <dl>
+        <dt>Event id</dt>
+        <dd>
+          <code>{event.eventId}</code>
+        </dd>
         <dt>Type</dt>
         <dd>{event.type}</dd>
         <dt>Delivery</dt>
@@ -78,10 +71,14 @@ export function EventView({
         <dd>{when(event.createdAt)}</dd>
         <dt>Delivered (UTC)</dt>
         <dd>{when(event.deliveredAt, 'Not yet')}</dd>
-        <dt>Submission</dt>
+        <dt>Last attempt</dt>
+        <dd>{lastAttempt ? `${attemptWords(lastAttempt)}, at ${when(lastAttempt.at)} UTC` : 'None yet'}</dd>
+        <dt>Your submission reference</dt>
         <dd>
-          <a href={`/console/submissions/${event.submissionId}`}>{event.submissionId}</a>
+          <a href={`/console/submissions/${event.submissionId}`}>{event.partnerSubmissionId}</a>
         </dd>
+        <dt>Your subject reference</dt>
+        <dd>{event.partnerSubjectId}</dd>
       </dl>
       {manageCsrf !== undefined ? (
         <form method="post" action={`/console/callbacks/events/${event.eventId}/redeliver`}>

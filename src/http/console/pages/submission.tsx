@@ -1,5 +1,7 @@
+import type { SubmissionCallbackRecord } from '../../../store/tenant-access.js';
 import type { presentResult } from '../../routes/results.js';
 import type { SubmissionDetail } from '../../schemas.js';
+import { attemptWords, clockTime, deadlineWords } from './callback-words.js';
 import { Csrf } from './layout.js';
 
 type ResultView = ReturnType<typeof presentResult>;
@@ -28,7 +30,7 @@ function Timeline({ detail }: { detail: SubmissionDetail }) {
               <dt>Processing time</dt>
               <dd>{job.processingDurationMs === null ? '—' : `${job.processingDurationMs} ms`}</dd>
               <dt>Deadline</dt>
-              <dd>{job.slaBreached ? `Missed (${time(job.slaDeadlineAt)})` : time(job.slaDeadlineAt)}</dd>
+              <dd>{jobDeadline(job)}</dd>
               {job.errorSummary ? (
                 <>
                   <dt>What went wrong</dt>
@@ -39,6 +41,23 @@ function Timeline({ detail }: { detail: SubmissionDetail }) {
           </li>
         ))}
       </ol>
+    </section>
+  );
+}
+
+/** Statuses that end without a result: nothing more is coming. */
+const FINAL_WITHOUT_RESULT: ReadonlySet<string> = new Set(['failed', 'rejected']);
+
+/** Why there is no result: processing ended without one ("Processing failed: no result"), or it is still coming. */
+function NoResult({ detail }: { detail: SubmissionDetail }) {
+  return (
+    <section aria-labelledby="result">
+      <h2 id="result">Result</h2>
+      <p>
+        {FINAL_WITHOUT_RESULT.has(detail.status)
+          ? `${detail.statusLabel}: no result`
+          : 'No result yet: processing continues.'}
+      </p>
     </section>
   );
 }
@@ -114,25 +133,67 @@ function Reports({ result }: { result: ResultView }) {
   );
 }
 
-/** The callback of a completed result, sent again (manage sessions only: read ones see no button). */
+/** The callback's state in words: delivered, failing since, waiting, held or never sent. */
+function callbackState(callback: SubmissionCallbackRecord): string {
+  const { event, failingSince } = callback;
+  const failing = failingSince ? `failing since ${clockTime(failingSince)} UTC` : undefined;
+  switch (event.deliveryStatus) {
+    case 'delivered':
+      return `Delivered at ${event.deliveredAt ? clockTime(event.deliveredAt) : '—'} UTC`;
+    case 'failed':
+      return event.failureReason === 'no_endpoint'
+        ? 'Not sent: no callback URL was set when the result completed'
+        : `Failed: every attempt failed${failing ? ` (${failing})` : ''}`;
+    case 'endpoint_disabled':
+      return `Held: your callback endpoint is disabled${failing ? ` (${failing})` : ''}`;
+    default:
+      return failing
+        ? `Failing since ${clockTime(failingSince ?? '')} UTC: it will be tried again`
+        : 'Waiting: it is being sent';
+  }
+}
+
+/**
+ * The submission's result.ready callback: its state and last attempt in words, a link to its
+ * event, and (manage sessions only: read ones see no button) "Send the callback again".
+ */
 function Callback({
   detail,
+  callback,
   csrf,
   sent,
 }: {
   detail: SubmissionDetail;
+  callback: SubmissionCallbackRecord | undefined;
   csrf: string | undefined;
   sent: boolean;
 }) {
+  const last = callback?.lastAttempt;
   return (
     <section aria-labelledby="callback">
       <h2 id="callback">Callback</h2>
-      {sent ? (
-        <p role="status">The callback is being sent again, with the same event id.</p>
+      {sent ? <p role="status">The callback is being sent again, with the same event id.</p> : null}
+      {callback ? (
+        <dl class="facts">
+          <dt>Callback status</dt>
+          <dd>{callbackState(callback)}</dd>
+          <dt>Last attempt</dt>
+          <dd>{last ? `${clockTime(last.startedAt)} UTC: ${attemptWords(last)}` : 'None yet'}</dd>
+          <dt>Event</dt>
+          <dd>
+            <a href={`/console/callbacks/events/${callback.event.eventId}`}>
+              See every attempt of this callback
+            </a>
+          </dd>
+        </dl>
       ) : (
-        <p>The result.ready callback is sent when the result completes.</p>
+        <p>
+          {FINAL_WITHOUT_RESULT.has(detail.status)
+            ? 'No callback: there is no result to send.'
+            : 'Waiting: the result.ready callback is sent when the result completes.'}
+        </p>
       )}
-      {csrf ? (
+      {csrf && callback ? (
         <form method="post" action={`/console/submissions/${detail.submissionId}/resend-callback`}>
           <Csrf token={csrf} />
           <button type="submit">Send the callback again</button>
@@ -142,15 +203,27 @@ function Callback({
   );
 }
 
+/** A step's deadline in words; a step that finished (completed or failed) is judged by when it did. */
+function jobDeadline(job: SubmissionDetail['jobs'][number]): string {
+  const finishedAt = job.completedAt ?? job.failedAt;
+  const missed =
+    finishedAt !== null && job.slaDeadlineAt !== null
+      ? Date.parse(finishedAt) > Date.parse(job.slaDeadlineAt)
+      : job.slaBreached;
+  return deadlineWords({ slaDeadlineAt: job.slaDeadlineAt, missed, finished: finishedAt !== null });
+}
+
 /** One submission: its references and status, its steps as a timeline, its result and reports. */
 export function Submission({
   detail,
   result,
+  callback,
   manageCsrf,
   callbackSent,
 }: {
   detail: SubmissionDetail;
   result: ResultView | undefined;
+  callback: SubmissionCallbackRecord | undefined;
   /** The CSRF token when the session may change things; undefined for a read session. */
   manageCsrf: string | undefined;
   callbackSent: boolean;
@@ -174,9 +247,9 @@ export function Submission({
         </dd>
       </dl>
       <Timeline detail={detail} />
-      {result ? <Outcomes result={result} /> : <p>No result yet.</p>}
+      {result ? <Outcomes result={result} /> : <NoResult detail={detail} />}
       {result ? <Reports result={result} /> : null}
-      {result ? <Callback detail={detail} csrf={manageCsrf} sent={callbackSent} /> : null}
+      <Callback detail={detail} callback={callback} csrf={manageCsrf} sent={callbackSent} />
     </>
   );
 }

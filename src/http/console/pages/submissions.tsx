@@ -1,5 +1,9 @@
 import { SUBMISSION_STATUS_LABELS, SUBMISSION_STATUSES } from '../../../domain/statuses.js';
 import type { SubmissionPage } from '../../submission-list-item.js';
+import { deadlineWords } from './callback-words.js';
+
+/** The statuses after which a submission's processing deadline can no longer be missed. */
+const FINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'rejected']);
 
 export interface SubmissionFilters {
   status?: string | undefined;
@@ -105,7 +109,13 @@ export function Submissions({
                 </td>
                 <td>{item.receivedAt.replace('T', ' ').slice(0, 19)}</td>
                 <td>{item.errorSummary ?? '—'}</td>
-                <td>{item.slaBreached ? 'Missed' : 'Met or pending'}</td>
+                <td>
+                  {deadlineWords({
+                    slaDeadlineAt: item.slaDeadlineAt,
+                    missed: item.slaBreached,
+                    finished: FINAL.has(item.status),
+                  })}
+                </td>
               </tr>
             ))}
           </tbody>
