@@ -138,7 +138,7 @@ export const SETTINGS = {
   RENDER_NICE: {
     schema: z.coerce.number().int().min(0).max(19),
     // 5, not 19: as good for the door in the same bench, and a thread at 19 gets a sliver of a
-    // core on a host busy with other processes (docs/performance.md).
+    // core on a host busy with other processes (docs/performance-journal.md).
     default: '5',
     doc: 'nice value each render thread gives itself (Linux: per thread), so requests and the queue come first; `0` leaves them at the process’s',
   },

@@ -18,7 +18,7 @@ export interface ArtifactStore {
  * commit covers the rows and the bytes, and every process sharing the database can serve every
  * download. Measured against files under DATA_DIR, this is also the faster one: creating three
  * files per submission made the filesystem's journal, not the renderers, the pipeline's limit
- * (docs/performance.md).
+ * (docs/performance-journal.md).
  */
 export class DatabaseArtifactStore implements ArtifactStore {
   private readonly select: NamedQuery;

@@ -73,7 +73,7 @@ export function eventOperations(calls: EventCalls) {
       } while (cursor !== null);
     },
 
-    /** The event's exact signed body and its attempts (with what your endpoint answered). */
+    /** The event's exact signed body and its attempts (with what your callback endpoint answered). */
     get: (eventId: string): Promise<EventDetail> => calls.get(eventId),
 
     /** Sends the event again now, under its id, signed with the secret in effect. */

@@ -172,7 +172,7 @@ export const eventResendPaths: ZodOpenApiPathsObject = {
       summary: 'Send again every event of a window that failed, was held or never went out',
       description:
         'Every event of the key’s account and mode created in [since, until) whose delivery failed, was held ' +
-        'while your endpoint was disabled, or never started (no endpoint then) is queued again, oldest first, ' +
+        'while your callback endpoint was disabled, or never started (no callback endpoint then) is queued again, oldest first, ' +
         'at the usual pace, each under its own id. An event already queued again (by an earlier recovery still ' +
         'running, or a redelivery) is not queued twice. Read progress with GET /v1/recoveries/{recoveryId}. Audited.',
       tags: ['Events'],

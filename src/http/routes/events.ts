@@ -119,8 +119,8 @@ export const eventReadPaths: ZodOpenApiPathsObject = {
       summary: 'One event: the exact body that was signed, and its delivery attempts',
       description:
         'The event as it was signed and sent (body, a string of the exact bytes: verify a signature you ' +
-        'recorded against it), and every attempt kept: when, where, your endpoint’s status or why there was ' +
-        'none, how long it took, and the first 1 KiB of what your endpoint answered. Attempts are deleted after ' +
+        'recorded against it), and every attempt kept: when, where, your callback endpoint’s status or why there was ' +
+        'none, how long it took, and the first 1 KiB of what your callback endpoint answered. Attempts are deleted after ' +
         'WEBHOOK_ATTEMPT_RETENTION (30 days by default). The read is audited.',
       tags: ['Events'],
       requestParams: { path: eventIdParam },

@@ -54,7 +54,7 @@ export const listenPaths: ZodOpenApiPathsObject = {
         'test-mode delivery: X-Healthspan-Signature and webhook-signature, timestamps, ids, X-Healthspan-Mode: test, ' +
         'signed with the listen secret of your API key) and body (the exact request body, byte for byte). ' +
         'The first message (`listen.started`) carries that listen secret, and as its id where the stream starts; the secret stays the same for the key, so configure ' +
-        'your local receiver with it once. It is never one of your endpoint’s signing secrets. Events are sent a ' +
+        'your local receiver with it once. It is never one of your callback endpoint’s signing secrets. Events are sent a ' +
         'moment (about two seconds) after they are created, oldest first. After a dropped connection, reconnect with ' +
         'the last id you received in Last-Event-ID: the stream resumes after that event, with none lost and none ' +
         'repeated. Without it the stream starts with events from now on. A comment line (`: keep-alive`) is sent every ' +

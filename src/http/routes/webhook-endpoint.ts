@@ -99,7 +99,7 @@ const putOperation: ZodOpenApiOperationObject = {
 
 const deleteOperation: ZodOpenApiOperationObject = {
   operationId: 'deleteWebhookEndpoint',
-  summary: 'Stop callbacks: remove your endpoint, its receiver key and signing secrets',
+  summary: 'Stop callbacks: remove your callback endpoint, its receiver key and signing secrets',
   description:
     'No callback is sent for the key’s mode any more. Events are still recorded (GET /v1/events shows them as ' +
     'failed for want of an endpoint) and a recovery can send them once an endpoint is registered again, with ' +

@@ -292,7 +292,7 @@ export interface paths {
         put: operations["putWebhookEndpoint"];
         post?: never;
         /**
-         * Stop callbacks: remove your endpoint, its receiver key and signing secrets
+         * Stop callbacks: remove your callback endpoint, its receiver key and signing secrets
          * @description No callback is sent for the key’s mode any more. Events are still recorded (GET /v1/events shows them as failed for want of an endpoint) and a recovery can send them once an endpoint is registered again, with a new signing secret.
          */
         delete: operations["deleteWebhookEndpoint"];
@@ -390,7 +390,7 @@ export interface paths {
         };
         /**
          * One event: the exact body that was signed, and its delivery attempts
-         * @description The event as it was signed and sent (body, a string of the exact bytes: verify a signature you recorded against it), and every attempt kept: when, where, your endpoint’s status or why there was none, how long it took, and the first 1 KiB of what your endpoint answered. Attempts are deleted after WEBHOOK_ATTEMPT_RETENTION (30 days by default). The read is audited.
+         * @description The event as it was signed and sent (body, a string of the exact bytes: verify a signature you recorded against it), and every attempt kept: when, where, your callback endpoint’s status or why there was none, how long it took, and the first 1 KiB of what your callback endpoint answered. Attempts are deleted after WEBHOOK_ATTEMPT_RETENTION (30 days by default). The read is audited.
          */
         get: operations["getEvent"];
         put?: never;
@@ -432,7 +432,7 @@ export interface paths {
         put?: never;
         /**
          * Send again every event of a window that failed, was held or never went out
-         * @description Every event of the key’s account and mode created in [since, until) whose delivery failed, was held while your endpoint was disabled, or never started (no endpoint then) is queued again, oldest first, at the usual pace, each under its own id. An event already queued again (by an earlier recovery still running, or a redelivery) is not queued twice. Read progress with GET /v1/recoveries/{recoveryId}. Audited.
+         * @description Every event of the key’s account and mode created in [since, until) whose delivery failed, was held while your callback endpoint was disabled, or never started (no callback endpoint then) is queued again, oldest first, at the usual pace, each under its own id. An event already queued again (by an earlier recovery still running, or a redelivery) is not queued twice. Read progress with GET /v1/recoveries/{recoveryId}. Audited.
          */
         post: operations["recoverEvents"];
         delete?: never;
@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * Stream your test events as they happen (Server-Sent Events; test keys only)
-         * @description What `npx healthspan listen` holds open. Every result.ready event of your test data, whether or not a test callback is registered, is sent as an SSE message with event `result.ready`, an `id`, and as data a JSON object: eventId, deliveryId (new for every message; report the answer with it), headers (those of a real test-mode delivery: X-Healthspan-Signature and webhook-signature, timestamps, ids, X-Healthspan-Mode: test, signed with the listen secret of your API key) and body (the exact request body, byte for byte). The first message (`listen.started`) carries that listen secret, and as its id where the stream starts; the secret stays the same for the key, so configure your local receiver with it once. It is never one of your endpoint’s signing secrets. Events are sent a moment (about two seconds) after they are created, oldest first. After a dropped connection, reconnect with the last id you received in Last-Event-ID: the stream resumes after that event, with none lost and none repeated. Without it the stream starts with events from now on. A comment line (`: keep-alive`) is sent every 15 seconds while it is quiet. One key may hold 5 streams open at once. Live keys get 403.
+         * @description What `npx healthspan listen` holds open. Every result.ready event of your test data, whether or not a test callback is registered, is sent as an SSE message with event `result.ready`, an `id`, and as data a JSON object: eventId, deliveryId (new for every message; report the answer with it), headers (those of a real test-mode delivery: X-Healthspan-Signature and webhook-signature, timestamps, ids, X-Healthspan-Mode: test, signed with the listen secret of your API key) and body (the exact request body, byte for byte). The first message (`listen.started`) carries that listen secret, and as its id where the stream starts; the secret stays the same for the key, so configure your local receiver with it once. It is never one of your callback endpoint’s signing secrets. Events are sent a moment (about two seconds) after they are created, oldest first. After a dropped connection, reconnect with the last id you received in Last-Event-ID: the stream resumes after that event, with none lost and none repeated. Without it the stream starts with events from now on. A comment line (`: keep-alive`) is sent every 15 seconds while it is quiet. One key may hold 5 streams open at once. Live keys get 403.
          */
         get: operations["streamTestEvents"];
         put?: never;
@@ -1285,7 +1285,7 @@ export interface components {
             /** @description Your reference of the submission's subject, as you sent it */
             partnerSubjectId: string;
             /**
-             * @description pending: a delivery is queued or running; delivered: your endpoint answered 2xx; failed: every scheduled attempt failed, or no endpoint was registered (failureReason says which); endpoint_disabled: held while your endpoint is disabled. Every status but delivered can be recovered.
+             * @description pending: a delivery is queued or running; delivered: your callback endpoint answered 2xx; failed: every scheduled attempt failed, or no callback endpoint was registered (failureReason says which); endpoint_disabled: held while your callback endpoint is disabled. Every status but delivered can be recovered.
              * @enum {string}
              */
             deliveryStatus: "pending" | "delivered" | "failed" | "endpoint_disabled";
@@ -1316,7 +1316,7 @@ export interface components {
             /** @description Your reference of the submission's subject, as you sent it */
             partnerSubjectId: string;
             /**
-             * @description pending: a delivery is queued or running; delivered: your endpoint answered 2xx; failed: every scheduled attempt failed, or no endpoint was registered (failureReason says which); endpoint_disabled: held while your endpoint is disabled. Every status but delivered can be recovered.
+             * @description pending: a delivery is queued or running; delivered: your callback endpoint answered 2xx; failed: every scheduled attempt failed, or no callback endpoint was registered (failureReason says which); endpoint_disabled: held while your callback endpoint is disabled. Every status but delivered can be recovered.
              * @enum {string}
              */
             deliveryStatus: "pending" | "delivered" | "failed" | "endpoint_disabled";
@@ -1354,14 +1354,14 @@ export interface components {
             at: string;
             /** @description Where it was sent */
             url: string;
-            /** @description Your endpoint’s HTTP status; null without an answer */
+            /** @description Your callback endpoint’s HTTP status; null without an answer */
             statusCode: number | null;
             /** @description Why it did not get a 2xx: http_status, timeout, dns, connection_refused, connection_reset, tls, blocked_address, invalid_url, transport; null when delivered */
             errorClass: string | null;
             durationMs: number;
             /** @enum {string} */
             outcome: "delivered" | "failed";
-            /** @description The first 1 KiB of what your endpoint answered, as text with control characters removed; null when it answered nothing. Kept as long as the attempt (WEBHOOK_ATTEMPT_RETENTION) */
+            /** @description The first 1 KiB of what your callback endpoint answered, as text with control characters removed; null when it answered nothing. Kept as long as the attempt (WEBHOOK_ATTEMPT_RETENTION) */
             responseSnippet: string | null;
         };
         RedeliveryAccepted: {
@@ -9516,7 +9516,7 @@ export interface operations {
                 "webhook-signature": string;
                 /** @description Only on deliveries to your test callback, of test data (docs/sandbox.md); absent on live ones */
                 "X-Healthspan-Mode"?: "test";
-                /** @description Your webhook key, when you registered one (in this header, or in the header you named at registration); not signed */
+                /** @description Your receiver key, when you registered one (in this header, or in the header you named at registration); not signed */
                 "X-Api-Key"?: string;
             };
             path?: never;
