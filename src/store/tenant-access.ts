@@ -126,8 +126,10 @@ export interface TenantAccess {
   readonly listen: {
     /** Records (audit) that a key opened the stream. */
     started(keyId: string, origin: AuditOrigin): Promise<void>;
-    /** Events after a position created before `settledBefore`, oldest first. */
-    after(position: ListenPosition, settledBefore: Date, limit: number): Promise<ListenEvent[]>;
+    /** Where a stream opened now starts: after every event already visible. */
+    now(): Promise<ListenPosition>;
+    /** Events after a position in stream order, none that a later commit could precede. */
+    after(position: ListenPosition, limit: number): Promise<ListenEvent[]>;
     /** Records a reported answer as a `listen` attempt; false when the event is not this account's. */
     recordAnswer(answer: ListenAnswer): Promise<boolean>;
   };
