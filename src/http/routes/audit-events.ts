@@ -68,7 +68,8 @@ export const auditPaths: ZodOpenApiPathsObject = {
       summary: "Your account's audit trail, newest first",
       description:
         'Who read, created, downloaded or erased what in your account, and the operator changes to its keys ' +
-        'and callbacks. Events hold ids only, never submitted data.',
+        'and callbacks. Events hold ids only, never submitted data. Pages are walked with nextCursor, bound to ' +
+        'the key’s account and mode.',
       tags: ['Partner'],
       requestParams: { query: auditQuery },
       responses: {
@@ -77,7 +78,17 @@ export const auditPaths: ZodOpenApiPathsObject = {
           headers: successHeaders(true),
           content: { 'application/json': { schema: auditPageSchema } },
         },
-        ...errorResponses({ ...KEYED_OPERATION, codes: [...KEYED_OPERATION.codes, 'VALIDATION_ERROR'] }),
+        ...errorResponses({
+          ...KEYED_OPERATION,
+          codes: [...KEYED_OPERATION.codes, 'VALIDATION_ERROR'],
+          meanings: {
+            ...KEYED_OPERATION.meanings,
+            VALIDATION_ERROR:
+              'a query parameter is unknown or out of range, or the cursor was issued for another account, mode or ' +
+              'list (details.fieldErrors names it)',
+          },
+          messages: { VALIDATION_ERROR: 'The query parameters are not valid.' },
+        }),
       },
     },
   },
