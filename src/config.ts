@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DURATION_EXAMPLES, durationMs, durationSchema, durationText } from './domain/duration.js';
 import { CLEANER_DEFAULTS, WORKER_DEFAULTS } from './queue/defaults.js';
 import { PACING_DEFAULTS } from './queue/pacing.js';
 
@@ -22,16 +23,6 @@ const originList = z
     message: 'must be a comma-separated list of origins such as https://app.example.com',
   })
   .optional();
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration as a setting spells it, in its largest whole unit (`7d`, `90s`). */
-function durationText(ms: number): string {
-  const [unit, size] = Object.entries(UNIT_MS).findLast(([, size]) => ms % size === 0) ?? ['ms', 1];
-  return `${ms / size}${unit}`;
-}
-
-const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'must look like 500ms, 5s, 5m, 2h or 1d');
 
 export const SETTINGS = {
   PORT: { schema: z.coerce.number().int().min(0).max(65535), default: '8080', doc: 'listen port' },
@@ -75,7 +66,7 @@ export const SETTINGS = {
     doc: 'unset = rate limits counted per process; `redis://…` shares them across API processes',
   },
   WEBHOOK_RETRY_SCHEDULE: {
-    schema: z.string().refine((s) => s.split(',').every((p) => duration.safeParse(p.trim()).success), {
+    schema: z.string().refine((s) => s.split(',').every((p) => durationMs(p.trim()) !== undefined), {
       message: 'must be a comma-separated list of durations such as 0s,5s,5m',
     }),
     default: '0s,5s,5m,30m,2h,5h,10h,10h',
@@ -88,12 +79,12 @@ export const SETTINGS = {
     doc: '`true` allows `http://` and loopback/private callback targets (development and tests only)',
   },
   WEBHOOK_DISABLE_AFTER: {
-    schema: duration,
+    schema: durationSchema,
     default: '5d',
     doc: 'an endpoint whose every delivery attempt failed for this long (counted once failures span 12 hours) is disabled: its events are held, not dropped',
   },
   WEBHOOK_ATTEMPT_RETENTION: {
-    schema: duration,
+    schema: durationSchema,
     default: '30d',
     doc: "delivery attempts (with the first 1 KiB of each receiver's answer) are deleted this long after they were made; a recovery may reach back this far",
   },
@@ -158,12 +149,12 @@ export const SETTINGS = {
     doc: `first retry delay; doubles per attempt (with jitter), capped at ${WORKER_DEFAULTS.retryCapMs / 60_000} minutes`,
   },
   JOB_RETENTION: {
-    schema: duration,
+    schema: durationSchema,
     default: durationText(CLEANER_DEFAULTS.jobRetentionMs),
     doc: 'finished (completed or failed) jobs and their attempt records are deleted this long after finishing',
   },
   IDEMPOTENCY_RETENTION: {
-    schema: duration,
+    schema: durationSchema,
     default: durationText(CLEANER_DEFAULTS.idempotencyRetentionMs),
     doc: 'an idempotency record is deleted this long after it expired (its key is free from expiry on)',
   },
@@ -310,10 +301,11 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** A setting's duration (`domain/duration.ts`) in milliseconds, or a `ConfigError`. */
 export function parseDurationMs(text: string): number {
-  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
-  if (!m) throw new ConfigError(`"${text}" is not a duration such as 30s, 5m, 24h or 90d`);
-  return Number(m[1]) * (UNIT_MS[m[2]!] ?? 1);
+  const ms = durationMs(text.trim());
+  if (ms === undefined) throw new ConfigError(`"${text}" is not a duration such as ${DURATION_EXAMPLES}`);
+  return ms;
 }
 
 function read<K extends SettingName>(env: NodeJS.ProcessEnv, name: K): z.output<Settings[K]['schema']> {

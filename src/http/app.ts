@@ -312,7 +312,7 @@ async function registerPartnerRoutes(
     clock: deps.clock,
   });
   await app.register(erasureRoutes);
-  await app.register(auditRoutes);
+  await app.register(auditRoutes, { cursors: deps.cursors });
   await app.register(testEventRoutes, { sender: deps.testEvents });
   await app.register(webhookEndpointRoutes, { endpoints: deps.webhookEndpoints });
   await app.register(eventReadRoutes, { cursors: deps.cursors });

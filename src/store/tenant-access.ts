@@ -1,4 +1,5 @@
 import type { AuditEvent, AuditOrigin } from '../domain/audit.js';
+import type { KeysetPage } from './keyset.js';
 import type { AuditQuery } from './repositories/audit.js';
 import type { ActivityRecord, CallbackHealthRecord } from './repositories/console-activity.js';
 import type {
@@ -6,7 +7,7 @@ import type {
   ConsoleSessionRecord,
   NewConsoleLink,
 } from './repositories/console-sessions.js';
-import type { ErasureCursor, ErasureRecord } from './repositories/erasures.js';
+import type { ErasureListQuery, ErasureRecord } from './repositories/erasures.js';
 import type {
   RecoveryRecord,
   RecoveryStart,
@@ -75,14 +76,11 @@ export interface TenantAccess {
     request(partnerSubjectId: string, origin: AuditOrigin): Promise<ErasureRecord>;
     get(erasureId: string): Promise<ErasureRecord | undefined>;
     /** The account's erasures, newest first (the console's list). */
-    list(query: { limit: number; after?: ErasureCursor | undefined }): Promise<{
-      items: ErasureRecord[];
-      more: boolean;
-    }>;
+    list(query: ErasureListQuery): Promise<KeysetPage<ErasureRecord>>;
   };
   readonly audit: {
     /** The account's audit events, newest first. */
-    list(query: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }>;
+    list(query: AuditQuery): Promise<KeysetPage<AuditEvent>>;
     /**
      * The partner's references of the submissions behind audited resources, by resource id (the
      * console's trail shows them; the trail itself keeps the service's ids only).
@@ -180,8 +178,9 @@ export interface ArtifactGateway {
   forArtifact(artifactId: string): Promise<TenantAccess | undefined>;
 }
 
+export type { KeysetPage, KeysetPosition } from './keyset.js';
 export type { KeyListing } from './repositories/accounts.js';
-export type { AuditCursor, AuditQuery } from './repositories/audit.js';
+export type { AuditQuery } from './repositories/audit.js';
 export type {
   ActivityRecord,
   ActivitySubmission,
@@ -196,7 +195,7 @@ export type {
   NewConsoleLink,
 } from './repositories/console-sessions.js';
 export { sessionOrigin } from './repositories/console-sessions.js';
-export type { ErasureCursor, ErasureRecord } from './repositories/erasures.js';
+export type { ErasureListQuery, ErasureRecord } from './repositories/erasures.js';
 export type {
   RecoveryRecord,
   RecoveryStart,
@@ -209,7 +208,6 @@ export type {
   EventAttemptRecord,
   EventDetailRecord,
   EventListPage,
-  EventListPosition,
   EventListQuery,
   EventListRecord,
   SubmissionCallbackRecord,
@@ -221,7 +219,6 @@ export type { NamedResource, PartnerReferences } from './repositories/references
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
 export type {
   SubmissionListPage,
-  SubmissionListPosition,
   SubmissionListQuery,
   SubmissionListRecord,
 } from './repositories/submission-list.js';

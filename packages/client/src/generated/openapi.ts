@@ -242,7 +242,7 @@ export interface paths {
         };
         /**
          * Your account's audit trail, newest first
-         * @description Who read, created, downloaded or erased what in your account, and the operator changes to its keys and callbacks. Events hold ids only, never submitted data.
+         * @description Who read, created, downloaded or erased what in your account, and the operator changes to its keys and callbacks. Events hold ids only, never submitted data. Pages are walked with nextCursor, bound to the key’s account and mode.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -754,7 +754,7 @@ export interface components {
         };
         WebhookSecretRotation: {
             /**
-             * @description When the new secret starts signing, from now: 0s, 30m, 24h (the default) or up to 30d. Until then the current secret signs and the new one signs too, so a receiver can switch at any moment.
+             * @description When the new secret starts signing, from now: a duration such as 0s, 500ms, 30m, 24h (the default), up to 30d. Until then the current secret signs and the new one signs too, so a receiver can switch at any moment.
              * @example 24h
              */
             activateIn?: string;
@@ -4690,9 +4690,9 @@ export interface operations {
     listAuditEvents: {
         parameters: {
             query?: {
-                /** @description Events per page, 1 to 200 */
+                /** @description Items per page, 1 to 200 (default 50) */
                 limit?: number;
-                /** @description nextCursor of the previous page */
+                /** @description nextCursor of the previous page, as it was given; the other filters must stay the same */
                 cursor?: string;
             };
             header?: never;
@@ -4718,7 +4718,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
-            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: the body is not JSON or does not match the submission schema, a required header is missing, or a path or query parameter is out of range */
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: a query parameter is unknown or out of range, or the cursor was issued for another account, mode or list (details.fieldErrors names it) */
             400: {
                 headers: {
                     /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
