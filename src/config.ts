@@ -3,6 +3,11 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CLEANER_DEFAULTS, WORKER_DEFAULTS } from './queue/defaults.js';
 import { PACING_DEFAULTS } from './queue/pacing.js';
+import {
+  ObjectStoreSettingError,
+  type ObjectStoreSettings,
+  objectStoreSettings,
+} from './store/object-store/settings.js';
 
 /**
  * Every setting is defined once here: its environment variable, default and meaning.
@@ -50,6 +55,11 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(1000),
     default: '10',
     doc: 'PostgreSQL connections per process at most (plus one that listens for new jobs in a worker)',
+  },
+  ARTIFACT_STORE: {
+    schema: z.string().optional(),
+    default: undefined,
+    doc: 'unset = report bytes in the database; `s3://bucket/prefix` = one object per report in an S3-compatible bucket, reached with the standard `AWS_*` variables (docs/object-storage.md)',
   },
   PUBLIC_BASE_URL: {
     schema: z.url().optional(),
@@ -258,6 +268,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** `ARTIFACT_STORE` with the `AWS_*` variables; undefined = report bytes in the database. */
+  objectStore: ObjectStoreSettings | undefined;
   publicBaseUrl: string;
   downloadUrlTtlSeconds: number;
   rateLimitPerMinute: number;
@@ -333,6 +345,15 @@ function origins(value: string | undefined): string[] {
     .filter((o) => o !== '');
 }
 
+function objectStore(env: NodeJS.ProcessEnv): ObjectStoreSettings | undefined {
+  try {
+    return objectStoreSettings(env);
+  } catch (error) {
+    if (error instanceof ObjectStoreSettingError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = read(env, 'PORT');
   const dataDir = path.resolve(read(env, 'DATA_DIR'));
@@ -347,6 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: read(env, 'DATABASE_URL'),
     databasePoolSize: read(env, 'DATABASE_POOL_SIZE'),
+    objectStore: objectStore(env),
     publicBaseUrl: (read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     downloadUrlTtlSeconds: read(env, 'DOWNLOAD_URL_TTL_SECONDS'),
     rateLimitPerMinute: read(env, 'RATE_LIMIT_PER_MINUTE'),

@@ -80,6 +80,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   // Before the store opens: the pg instrumentation must patch the client before it connects.
   const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: VERSION, role }) : undefined;
   const store = Store.open(config, { clock, logger, background: true });
+  await checkArtifactStore(store);
   if (config.migrateOnStart) {
     const { applied } = await store.migrate();
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -137,6 +138,19 @@ export async function startService(config: Config, options: ServiceOptions): Pro
       logger.info({ role }, 'healthspan stopped');
     }),
   };
+}
+
+/**
+ * The object store (ARTIFACT_STORE) answers, its bucket exists, and these credentials may write,
+ * read and delete there; else the start stops with the check's one sentence naming the setting.
+ */
+async function checkArtifactStore(store: Store): Promise<void> {
+  try {
+    await store.system.artifacts.check();
+  } catch (error) {
+    await store.close();
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** Refuses a worker with nothing to run; warns of settings fit for development only. */

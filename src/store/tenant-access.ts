@@ -158,6 +158,7 @@ export interface ArtifactGateway {
   forArtifact(artifactId: string): Promise<TenantAccess | undefined>;
 }
 
+export { ObjectStoreUnavailableError } from './artifact-store.js';
 export type { KeyListing } from './repositories/accounts.js';
 export type { AuditCursor, AuditQuery } from './repositories/audit.js';
 export type { ActivityRecord, ActivitySubmission } from './repositories/console-activity.js';

@@ -6,7 +6,12 @@ import { addToContext } from '../../context.js';
 import { isUuid } from '../../domain/ids.js';
 import { sha256Hex } from '../../hash.js';
 import { recreateArtifact } from '../../pipeline/recreate-artifact.js';
-import type { ArtifactGateway, DownloadableArtifact, TenantAccess } from '../../store/tenant-access.js';
+import {
+  type ArtifactGateway,
+  type DownloadableArtifact,
+  ObjectStoreUnavailableError,
+  type TenantAccess,
+} from '../../store/tenant-access.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
 import { ANY_ROUTE, errorResponses, successHeaders } from '../openapi-errors.js';
@@ -51,12 +56,21 @@ export const artifactPaths: ZodOpenApiPathsObject = {
           },
         },
         ...errorResponses({
-          codes: [...ANY_ROUTE, 'FORBIDDEN', 'ACCOUNT_INACTIVE', 'NOT_FOUND', 'RATE_LIMITED'],
+          codes: [
+            ...ANY_ROUTE,
+            'FORBIDDEN',
+            'ACCOUNT_INACTIVE',
+            'NOT_FOUND',
+            'RATE_LIMITED',
+            'SERVICE_UNAVAILABLE',
+          ],
           rateLimited: true,
           meanings: {
             ACCOUNT_INACTIVE: 'the account the artifact belongs to was deactivated',
             NOT_FOUND: 'the artifact is not available',
             RATE_LIMITED: 'too many requests from this address; wait for the Retry-After delay',
+            SERVICE_UNAVAILABLE:
+              'the report storage is unavailable for now; retry after the Retry-After delay',
           },
           messages: {
             RATE_LIMITED: 'Too many requests from this address (limit 120 per minute); retry after 1 minute.',
@@ -67,6 +81,25 @@ export const artifactPaths: ZodOpenApiPathsObject = {
   },
 };
 
+/** Seconds a download waits before trying again while the object store is unavailable. */
+const OBJECT_STORE_RETRY_AFTER_SECONDS = 30;
+
+/** The stored bytes; a `503` with `Retry-After` while the object store does not answer. */
+async function storedBytes(meta: DownloadableArtifact): Promise<Buffer | undefined> {
+  try {
+    return await meta.read();
+  } catch (error) {
+    if (!(error instanceof ObjectStoreUnavailableError)) throw error;
+    throw new ApiError(
+      503,
+      'SERVICE_UNAVAILABLE',
+      `This report cannot be read just now; try again in ${OBJECT_STORE_RETRY_AFTER_SECONDS} seconds.`,
+      undefined,
+      { 'retry-after': String(OBJECT_STORE_RETRY_AFTER_SECONDS) },
+    );
+  }
+}
+
 /**
  * An artifact's stored bytes, checked against their hash; missing or altered ones are rendered
  * again (the signed download and the console's preview).
@@ -76,7 +109,7 @@ export async function artifactBytes(
   meta: DownloadableArtifact,
   log: FastifyBaseLogger,
 ): Promise<Buffer> {
-  const body = await meta.read();
+  const body = await storedBytes(meta);
   if (body && sha256Hex(body) === meta.sha256) return body;
   log.warn({ artifactId: meta.artifactId }, 'artifact bytes missing or altered; rendering them again');
   const again = await recreateArtifact(tenant.artifacts, meta.artifactId);

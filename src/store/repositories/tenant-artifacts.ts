@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ArtifactStore } from '../artifact-store.js';
 import { bool } from '../codec.js';
-import type { Committer } from '../commit-batcher.js';
 import type { Database } from '../database.js';
 import type { PipelineRepository, StoredSubmission } from './pipeline.js';
 import type { ResultsRepository } from './results.js';
@@ -39,7 +38,6 @@ export class TenantArtifacts {
       bytes: ArtifactStore;
       pipeline: PipelineRepository;
       results: ResultsRepository;
-      committer: Committer;
     },
   ) {}
 
@@ -89,7 +87,6 @@ export class TenantArtifacts {
   /** Writes an artifact's bytes back (recreated, and checked against its recorded hash). */
   async restore(artifactId: string, body: Buffer): Promise<void> {
     if (!(await this.row(artifactId))) return;
-    // Commit unit: an upsert of the same bytes.
-    await this.deps.committer.submit((trx) => this.deps.bytes.put(trx, artifactId, body));
+    await this.deps.bytes.restore(artifactId, body);
   }
 }
