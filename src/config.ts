@@ -61,6 +61,11 @@ export const SETTINGS = {
     default: undefined,
     doc: 'unset = report bytes in the database; `s3://bucket/prefix` = one object per report in an S3-compatible bucket, reached with the standard `AWS_*` variables (docs/object-storage.md)',
   },
+  ARTIFACT_DOWNLOAD: {
+    schema: z.enum(['service', 'redirect']),
+    default: 'service',
+    doc: '`service` = downloads stream through the service (checked, audited); `redirect` = a signed link answers `302` to a presigned object URL valid for 60 s (needs `ARTIFACT_STORE`; such a URL cannot be revoked before it expires)',
+  },
   PUBLIC_BASE_URL: {
     schema: z.url().optional(),
     default: undefined,
@@ -270,6 +275,8 @@ export interface Config {
   databasePoolSize: number;
   /** `ARTIFACT_STORE` with the `AWS_*` variables; undefined = report bytes in the database. */
   objectStore: ObjectStoreSettings | undefined;
+  /** `ARTIFACT_DOWNLOAD`: `redirect` answers a download with a presigned object URL. */
+  artifactDownload: 'service' | 'redirect';
   publicBaseUrl: string;
   downloadUrlTtlSeconds: number;
   rateLimitPerMinute: number;
@@ -345,6 +352,16 @@ function origins(value: string | undefined): string[] {
     .filter((o) => o !== '');
 }
 
+function artifactDownload(env: NodeJS.ProcessEnv): Config['artifactDownload'] {
+  const mode = read(env, 'ARTIFACT_DOWNLOAD');
+  if (mode === 'redirect' && read(env, 'ARTIFACT_STORE') === undefined) {
+    throw new ConfigError(
+      'ARTIFACT_DOWNLOAD: redirect needs ARTIFACT_STORE (an object store to redirect to)',
+    );
+  }
+  return mode;
+}
+
 function objectStore(env: NodeJS.ProcessEnv): ObjectStoreSettings | undefined {
   try {
     return objectStoreSettings(env);
@@ -369,6 +386,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: read(env, 'DATABASE_URL'),
     databasePoolSize: read(env, 'DATABASE_POOL_SIZE'),
     objectStore: objectStore(env),
+    artifactDownload: artifactDownload(env),
     publicBaseUrl: (read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     downloadUrlTtlSeconds: read(env, 'DOWNLOAD_URL_TTL_SECONDS'),
     rateLimitPerMinute: read(env, 'RATE_LIMIT_PER_MINUTE'),

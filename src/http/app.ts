@@ -68,6 +68,7 @@ export interface AppDeps {
     | 'consoleEnabled'
     | 'consoleFrameAncestors'
     | 'publicBaseUrl'
+    | 'artifactDownload'
   >;
   /** The console's links and sessions (looked up by hash; each names its one account). */
   consoleSessions: ConsoleGateway;
@@ -303,6 +304,7 @@ async function registerPartnerRoutes(app: FastifyInstance, deps: AppDeps): Promi
     artifacts: { forArtifact: (id) => deps.tenants.forArtifact(id) },
     links: deps.links,
     clock: deps.clock,
+    redirect: deps.config.artifactDownload === 'redirect',
   });
   await app.register(erasureRoutes);
   await app.register(auditRoutes);

@@ -3,10 +3,20 @@ import type { Driver } from './driver.js';
 import { type NamedQuery, namedQuery, slot } from './prepared.js';
 import { upsertArtifactContents } from './statements.js';
 
-/** One artifact's bytes as the render step hands them over. */
+/** One artifact's bytes as the render step hands them over, with the hash its row records. */
 export interface ArtifactBytes {
   artifactId: string;
   body: Buffer;
+  sha256: string;
+}
+
+/** What a presigned link to an object must match, and what its answer says. */
+export interface DirectLinkRequest {
+  byteSize: number;
+  sha256: string;
+  contentType: string;
+  contentDisposition: string;
+  expiresSeconds: number;
 }
 
 /** The object store did not answer, or answered with an error of its own: retry later. */
@@ -43,6 +53,11 @@ export interface ArtifactStore {
    * starts, undefined at the end. Nothing in the database: its bytes have no life of their own.
    */
   stored(before: Date, after: string | undefined, limit: number): Promise<StoredPage>;
+  /**
+   * A link straight to the bytes (a presigned object URL) when they are there as recorded;
+   * undefined when the store has no such links or the object is missing or does not match.
+   */
+  directLink(artifactId: string, expected: DirectLinkRequest): Promise<string | undefined>;
 }
 
 export interface StoredPage {
@@ -97,5 +112,9 @@ export class DatabaseArtifactStore implements ArtifactStore {
 
   async stored(): Promise<StoredPage> {
     return { artifactIds: [], next: undefined };
+  }
+
+  async directLink(): Promise<string | undefined> {
+    return undefined;
   }
 }

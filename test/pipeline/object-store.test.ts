@@ -60,7 +60,11 @@ function objectPath(artifactId: string): string {
 }
 
 async function recordedSha(artifactId: string): Promise<string> {
-  const row = await service.store.driver.db
+  return recordedShaIn(service, artifactId);
+}
+
+async function recordedShaIn(on: TestService, artifactId: string): Promise<string> {
+  const row = await on.store.driver.db
     .selectFrom('artifacts')
     .select('sha256')
     .where('id', '=', artifactId)
@@ -160,8 +164,8 @@ describe('the cleaner’s sweep of the object store', () => {
     const store = service.store.system.artifacts as S3ArtifactStore;
     // A render whose commit never came (a crash between the write and the commit), and a stray key.
     const orphan = randomUUID();
-    await store.write([{ artifactId: orphan, body: Buffer.from('never committed') }]);
-    await store.write([{ artifactId: 'stray.txt', body: Buffer.from('not ours') }]);
+    await store.restore(orphan, Buffer.from('never committed'));
+    await store.restore('stray.txt', Buffer.from('not ours'));
     expect(fs.existsSync(objectPath(orphan))).toBe(true);
 
     // Within the grace (now): nothing goes.
@@ -177,6 +181,58 @@ describe('the cleaner’s sweep of the object store', () => {
     expect(fs.existsSync(objectPath(orphan))).toBe(false);
     expect(fs.existsSync(objectPath('stray.txt'))).toBe(false);
     expect(kept.filter((id) => fs.existsSync(objectPath(id)))).toEqual(kept);
+  });
+});
+
+describe('ARTIFACT_DOWNLOAD=redirect', () => {
+  let redirecting: TestService;
+  let owner: TestAccount;
+  beforeAll(async () => {
+    redirecting = await startTestService({
+      RATE_LIMIT_PER_MINUTE: '0',
+      ARTIFACT_DOWNLOAD: 'redirect',
+      METRICS_PORT: '0',
+      ...s3.env('redirected'),
+    });
+    owner = await createAccount(redirecting);
+  });
+  afterAll(async () => {
+    await redirecting?.stop();
+  });
+
+  it('answers a signed link with 302 to a presigned object URL valid 60 s, and serves a lost object itself', async () => {
+    const resultId = await completeSubmission(redirecting, owner);
+    const res = await getJson(redirecting, `/v1/results/${resultId}`, { 'x-api-key': owner.apiKey });
+    const [item] = resultSchema.parse(res.json).artifacts.items.filter((i) => i.type === 'pdf');
+    const url = new URL(item!.access!.downloadUrl);
+    const link = `${redirecting.url}${url.pathname}${url.search}`;
+
+    const first = await fetch(link, { redirect: 'manual' });
+    expect(first.status).toBe(302);
+    const location = new URL(first.headers.get('location')!);
+    expect(location.origin).toBe(s3.endpoint);
+    expect(location.searchParams.get('X-Amz-Expires')).toBe('60');
+    const object = await fetch(location);
+    expect(object.status).toBe(200);
+    const bytes = Buffer.from(await object.arrayBuffer());
+    expect(sha256(bytes)).toBe(await recordedShaIn(redirecting, item!.artifactId));
+
+    // The object lost: no redirect to nothing; the service renders it again and serves it.
+    fs.rmSync(path.join(s3.directory, TEST_BUCKET, 'redirected', `${item!.artifactId}._S3rver_object`));
+    const served = await fetch(link, { redirect: 'manual' });
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await fetch(link, { redirect: 'manual' })).status).toBe(302);
+
+    const metrics = await (await fetch(redirecting.metricsUrl!)).text();
+    const count = (labels: string) =>
+      Number(
+        new RegExp(`healthspan_object_store_operations_total\\{${labels}\\} (\\d+)`).exec(metrics)?.[1] ?? 0,
+      );
+    expect(count('operation="write",outcome="ok"')).toBeGreaterThanOrEqual(4);
+    expect(count('operation="redirect",outcome="ok"')).toBe(2);
+    expect(count('operation="redirect",outcome="missing"')).toBe(1);
+    expect(count('operation="rerender",outcome="ok"')).toBe(1);
   });
 });
 

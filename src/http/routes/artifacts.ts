@@ -55,6 +55,14 @@ export const artifactPaths: ZodOpenApiPathsObject = {
             'application/json': { schema: { type: 'object' } },
           },
         },
+        '302': {
+          description:
+            'Only when the operator set ARTIFACT_DOWNLOAD=redirect: the bytes are at the presigned object-storage URL in Location, valid for 60 seconds (follow the redirect)',
+          headers: {
+            ...successHeaders(false),
+            Location: { description: 'presigned object URL', required: true, schema: { type: 'string' } },
+          },
+        },
         ...errorResponses({
           codes: [
             ...ANY_ROUTE,
@@ -117,9 +125,28 @@ export async function artifactBytes(
   return again;
 }
 
+/** How long a redirect's presigned object URL is valid: it cannot be revoked before then. */
+export const DIRECT_LINK_SECONDS = 60;
+
+/** A presigned object URL, or undefined to serve through the service (the store unavailable too). */
+async function directLink(meta: DownloadableArtifact, disposition: string): Promise<string | undefined> {
+  try {
+    return await meta.directLink(disposition, DIRECT_LINK_SECONDS);
+  } catch (error) {
+    if (!(error instanceof ObjectStoreUnavailableError)) throw error;
+    return undefined;
+  }
+}
+
 export async function artifactRoutes(
   app: FastifyInstance,
-  opts: { artifacts: ArtifactGateway; links: DownloadLinks; clock: Clock },
+  opts: {
+    artifacts: ArtifactGateway;
+    links: DownloadLinks;
+    clock: Clock;
+    /** ARTIFACT_DOWNLOAD=redirect: answer with a presigned object URL when the object is there. */
+    redirect: boolean;
+  },
 ): Promise<void> {
   app.get<{ Params: { artifactId: string }; Querystring: Record<string, unknown> }>(
     '/v1/artifacts/:artifactId/content',
@@ -140,13 +167,18 @@ export async function artifactRoutes(
       addToContext({ tenantId: tenant.tenantId });
       // A link issued before the account was deactivated dies with the account (issue 12).
       if (!meta.tenantActive) throw ApiError.accountInactive();
+      const disposition = `${meta.contentType.startsWith('application/json') ? 'attachment' : 'inline'}; filename="${meta.fileName}"`;
+      const direct = opts.redirect ? await directLink(meta, disposition) : undefined;
+      if (direct) {
+        await tenant.artifacts.downloaded(id, { actor: { type: 'download_link' }, requestId: request.id });
+        return reply.code(302).header('location', direct).header('cache-control', 'private, no-store').send();
+      }
       const body = await artifactBytes(tenant, meta, request.log);
       await tenant.artifacts.downloaded(id, { actor: { type: 'download_link' }, requestId: request.id });
       const content = { ...meta, body };
-      const disposition = content.contentType.startsWith('application/json') ? 'attachment' : 'inline';
       reply
         .header('content-type', content.contentType)
-        .header('content-disposition', `${disposition}; filename="${content.fileName}"`)
+        .header('content-disposition', disposition)
         .header('cache-control', 'private, no-store')
         .header('x-content-type-options', 'nosniff');
       if (content.contentType.startsWith('text/html')) reply.header('content-security-policy', HTML_CSP);

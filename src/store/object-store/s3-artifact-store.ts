@@ -3,9 +3,12 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { Client, S3Error } from 'minio';
+import { sha256Hex } from '../../hash.js';
+import { emit } from '../../telemetry/events.js';
 import {
   type ArtifactBytes,
   type ArtifactStore,
+  type DirectLinkRequest,
   ObjectStoreUnavailableError,
   type StoredPage,
 } from '../artifact-store.js';
@@ -30,6 +33,17 @@ function agentFor(secure: boolean, options: AgentOptions): http.Agent {
     return socket;
   }) as typeof agent.createConnection;
   return agent;
+}
+
+/** The metadata each object carries: the sha256 its row records (checked before a redirect). */
+const SHA256_META = 'sha256';
+
+function counted(
+  operation: 'write' | 'read' | 'delete' | 'redirect',
+  outcome: 'ok' | 'missing' | 'error',
+  count = 1,
+) {
+  emit('artifact.object', { operation, outcome, count });
 }
 
 function isMissing(error: unknown): boolean {
@@ -71,11 +85,17 @@ export class S3ArtifactStore implements ArtifactStore {
   }
 
   async write(artifacts: readonly ArtifactBytes[]): Promise<void> {
-    await Promise.all(artifacts.map((a) => this.put(this.key(a.artifactId), a.body)));
+    try {
+      await Promise.all(artifacts.map((a) => this.put(a.artifactId, a.body, a.sha256)));
+    } catch (error) {
+      counted('write', 'error', artifacts.length);
+      throw new ObjectStoreUnavailableError('write an object', error);
+    }
+    counted('write', 'ok', artifacts.length);
   }
 
-  restore(artifactId: string, body: Buffer): Promise<void> {
-    return this.put(this.key(artifactId), body);
+  async restore(artifactId: string, body: Buffer): Promise<void> {
+    await this.write([{ artifactId, body, sha256: sha256Hex(body) }]);
   }
 
   async get(artifactId: string): Promise<Buffer | undefined> {
@@ -83,9 +103,14 @@ export class S3ArtifactStore implements ArtifactStore {
       const stream = await this.client.getObject(this.bucket, this.key(artifactId));
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(chunk as Buffer);
+      counted('read', 'ok');
       return Buffer.concat(chunks);
     } catch (error) {
-      if (isMissing(error)) return undefined;
+      if (isMissing(error)) {
+        counted('read', 'missing');
+        return undefined;
+      }
+      counted('read', 'error');
       throw new ObjectStoreUnavailableError('read an object', error);
     }
   }
@@ -98,8 +123,40 @@ export class S3ArtifactStore implements ArtifactStore {
         artifactIds.map((id) => this.key(id)),
       );
     } catch (error) {
+      counted('delete', 'error', artifactIds.length);
       throw new ObjectStoreUnavailableError('delete objects', error);
     }
+    counted('delete', 'ok', artifactIds.length);
+  }
+
+  /**
+   * A presigned GET of the object, valid for `expiresSeconds`, once a HEAD found it with the
+   * size and the sha256 (recorded as its metadata when written) the row expects; undefined when
+   * it is missing or does not match, so the download is served (and rendered again) here.
+   */
+  async directLink(artifactId: string, expected: DirectLinkRequest): Promise<string | undefined> {
+    const key = this.key(artifactId);
+    let stat: { size: number; metaData: Record<string, unknown> };
+    try {
+      stat = await this.client.statObject(this.bucket, key);
+    } catch (error) {
+      if (isMissing(error)) {
+        counted('redirect', 'missing');
+        return undefined;
+      }
+      counted('redirect', 'error');
+      throw new ObjectStoreUnavailableError('look up an object', error);
+    }
+    if (stat.size !== expected.byteSize || stat.metaData[SHA256_META] !== expected.sha256) {
+      counted('redirect', 'missing');
+      return undefined;
+    }
+    const url = await this.client.presignedGetObject(this.bucket, key, expected.expiresSeconds, {
+      'response-content-type': expected.contentType,
+      'response-content-disposition': expected.contentDisposition,
+    });
+    counted('redirect', 'ok');
+    return url;
   }
 
   async stored(before: Date, after: string | undefined, limit: number): Promise<StoredPage> {
@@ -158,14 +215,11 @@ export class S3ArtifactStore implements ArtifactStore {
     }
   }
 
-  private async put(key: string, body: Buffer): Promise<void> {
-    try {
-      await this.client.putObject(this.bucket, key, body, body.length, {
-        'Content-Type': 'application/octet-stream',
-      });
-    } catch (error) {
-      throw new ObjectStoreUnavailableError('write an object', error);
-    }
+  private async put(artifactId: string, body: Buffer, sha256: string): Promise<void> {
+    await this.client.putObject(this.bucket, this.key(artifactId), body, body.length, {
+      'Content-Type': 'application/octet-stream',
+      [`X-Amz-Meta-${SHA256_META}`]: sha256,
+    });
   }
 }
 

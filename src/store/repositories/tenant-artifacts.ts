@@ -16,6 +16,11 @@ export interface DownloadableArtifact {
   tenantActive: boolean;
   /** The stored bytes (undefined when they are missing). */
   read(): Promise<Buffer | undefined>;
+  /**
+   * A presigned object URL valid for `expiresSeconds` answering with this type and disposition,
+   * when the object is there as recorded; undefined otherwise (or in the database store).
+   */
+  directLink(contentDisposition: string, expiresSeconds: number): Promise<string | undefined>;
 }
 
 /** What an artifact is rendered again from when its stored bytes are lost or altered. */
@@ -72,6 +77,14 @@ export class TenantArtifacts {
       sha256: row.sha256,
       tenantActive: bool(row.active),
       read: () => this.deps.bytes.get(artifactId),
+      directLink: (contentDisposition, expiresSeconds) =>
+        this.deps.bytes.directLink(artifactId, {
+          byteSize: row.byte_size ?? 0,
+          sha256: row.sha256!,
+          contentType: row.content_type!,
+          contentDisposition,
+          expiresSeconds,
+        }),
     };
   }
 
