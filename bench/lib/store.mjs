@@ -24,6 +24,13 @@ export async function openBenchStore(kind, name) {
       },
       /** `column in (<ids>)` for this dialect, with one parameter. */
       inIds: (column) => `${column} in (select value from json_each(?))`,
+      /** The database's size in bytes: its pages (those still in the write-ahead log included). */
+      async size() {
+        db ??= new Database(path.join(dataDir, 'healthspan.sqlite'), { readonly: true });
+        return db
+          .prepare('select page_count * page_size as b from pragma_page_count(), pragma_page_size()')
+          .get().b;
+      },
       idsParam: (ids) => JSON.stringify(ids),
       async close() {
         db?.close();
@@ -58,6 +65,10 @@ export async function openBenchStore(kind, name) {
       return (await pool.query(text, params)).rows;
     },
     inIds: (column) => `${column} = any(?::uuid[])`,
+    /** The database's size in bytes (its files, TOAST included; not the write-ahead log). */
+    async size() {
+      return Number((await pool.query('select pg_database_size(current_database()) b')).rows[0].b);
+    },
     idsParam: (ids) => ids,
     async close() {
       await pool.end();
