@@ -162,7 +162,11 @@ const cpuAtStart = {
   objects: objects ? processCpuMs(objects.pid) : undefined,
   load: process.cpuUsage(),
 };
-const sizeAtStart = { database: await store.size(), objects: objects?.bytes() };
+const sizeAtStart = {
+  database: await store.size(),
+  tables: await store.tableSizes(),
+  objects: objects?.bytes(),
+};
 
 const stallProbe =
   values.stalls && rate !== undefined
@@ -200,8 +204,13 @@ const threadSplits = processes.map((child, i) =>
 const postgresCpu = cpuAtStart.postgres ? postgresDeltaMs(cpuAtStart.postgres, postgresCpuMs()) : undefined;
 const objectsCpu =
   objects && cpuAtStart.objects !== undefined ? processCpuMs(objects.pid) - cpuAtStart.objects : undefined;
+const tablesAtEnd = await store.tableSizes();
 const growth = {
   database: (await store.size()) - sizeAtStart.database,
+  tables: Object.entries(tablesAtEnd)
+    .map(([t, b]) => [t, b - (sizeAtStart.tables[t] ?? 0)])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6),
   objects: objects ? objects.bytes() - sizeAtStart.objects : undefined,
 };
 const loadUsage = process.cpuUsage(cpuAtStart.load);
@@ -289,6 +298,7 @@ const kib = (b) => `${(b / 1024 / completed).toFixed(1)} KiB`;
 console.log(
   `growth:      database ${kib(growth.database)} per completed submission${growth.objects !== undefined ? `, object store ${kib(growth.objects)} (s3rver's files)` : ''}`,
 );
+console.log(`  by table   ${growth.tables.map(([t, b]) => `${t} ${kib(b)}`).join(', ')}`);
 if (objects) {
   console.log(
     `S3 client:   ${(await clientCpuPerPut(objects.env)).toFixed(3)} ms CPU per 37 KiB PUT (S3ArtifactStore, this process, keep-alive)`,
