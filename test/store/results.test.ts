@@ -97,6 +97,7 @@ describe('results and artifacts (the pipeline write paths)', () => {
         sha256: r.sha256,
         tenantActive: true,
         read: expect.any(Function),
+        directLink: expect.any(Function),
       });
       expect(await download!.read()).toEqual(r.body);
       // Another account's access does not find it.

@@ -46,7 +46,8 @@ async function writeObjects(artifacts: ArtifactStore, written: readonly Artifact
 
 /**
  * `pipeline.render_reports`: the result's pending reports, rendered outside any transaction;
- * their bytes and the rows that say "available" are then written in one commit. The result is
+ * their bytes and the rows that say "available" are then written in one commit (with an object
+ * store, the bytes are written to it first and the commit writes the rows). The result is
  * read from the store even when chained: a re-run of the score step may find some of its
  * artifacts available already.
  */
