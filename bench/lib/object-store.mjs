@@ -73,5 +73,6 @@ export async function clientCpuPerPut(env, size = 37 * 1024, count = 300) {
   const before = process.cpuUsage();
   for (let i = 0; i < count; i++) await put(i);
   const used = process.cpuUsage(before);
+  await store.close();
   return (used.user + used.system) / 1000 / count;
 }

@@ -58,6 +58,8 @@ export interface ArtifactStore {
    * undefined when the store has no such links or the object is missing or does not match.
    */
   directLink(artifactId: string, expected: DirectLinkRequest): Promise<string | undefined>;
+  /** Ends its connections (the store's own `close`). */
+  close(): Promise<void>;
 }
 
 export interface StoredPage {
@@ -117,4 +119,6 @@ export class DatabaseArtifactStore implements ArtifactStore {
   async directLink(): Promise<string | undefined> {
     return undefined;
   }
+
+  async close(): Promise<void> {}
 }

@@ -207,6 +207,7 @@ export class Store implements TenantGateway, ArtifactGateway {
   async close(): Promise<void> {
     await this.system.batcher.drain();
     await this.system.notifier.close();
+    await this.system.artifacts.close();
     await this.driver.close();
   }
 }

@@ -61,10 +61,12 @@ export class S3ArtifactStore implements ArtifactStore {
   readonly client: Client;
   readonly bucket: string;
   private readonly prefix: string;
+  private readonly agent: http.Agent;
 
   constructor(settings: ObjectStoreSettings, options: { idleTimeoutMs?: number } = {}) {
     const secure = settings.endpoint.protocol === 'https:';
     const port = settings.endpoint.port === '' ? undefined : Number(settings.endpoint.port);
+    this.agent = agentFor(secure, { idleMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS });
     this.client = new Client({
       endPoint: settings.endpoint.hostname,
       ...(port === undefined ? {} : { port }),
@@ -74,7 +76,7 @@ export class S3ArtifactStore implements ArtifactStore {
       ...(settings.sessionToken === undefined ? {} : { sessionToken: settings.sessionToken }),
       region: settings.region,
       pathStyle: settings.pathStyle,
-      transportAgent: agentFor(secure, { idleMs: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS }),
+      transportAgent: this.agent,
     });
     this.bucket = settings.bucket;
     this.prefix = settings.prefix;
@@ -182,6 +184,10 @@ export class S3ArtifactStore implements ArtifactStore {
       listing.destroy();
     }
     return { artifactIds, next: seen >= limit ? last : undefined };
+  }
+
+  async close(): Promise<void> {
+    this.agent.destroy();
   }
 
   /**
