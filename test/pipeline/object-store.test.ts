@@ -94,6 +94,18 @@ describe('report bytes in an S3-compatible object store', () => {
       )
       .execute();
     expect(contents).toEqual([]);
+
+    // The start line says where the bytes go, never the credentials.
+    const start = service.logs
+      .flatMap((l) => l.split('\n'))
+      .filter((l) => l.includes('healthspan listening'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
+    expect(start?.artifacts).toEqual({
+      store: `s3://${TEST_BUCKET}/${PREFIX}/`,
+      endpoint: s3.endpoint,
+      download: 'service',
+    });
+    expect(service.logs.join('')).not.toContain('s3rver-secret-never-logged');
   });
 
   it('renders a lost or altered object again, checks it against its sha256 and stores it back', async () => {
