@@ -2,10 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { TEST_BUCKET } from './object-store-under-test.js';
 import { freePort } from './processes.js';
 
+export { TEST_BUCKET };
+
 const SERVER = path.resolve(import.meta.dirname, '../fixtures/s3-server.mjs');
-export const TEST_BUCKET = 'healthspan-test';
 
 /**
  * An S3-compatible server (s3rver 3.7, from npm) on a free loopback port, its objects under a
