@@ -58,6 +58,13 @@ const FULL_ONLY = [
 ];
 const TIER_EXCLUDE = process.env.HEALTHSPAN_TEST_TIER === 'fast' ? FULL_ONLY : [];
 
+/**
+ * The integration suite once more on PostgreSQL with the report bytes in an object store
+ * (s3rver, ARTIFACT_STORE): only when HEALTHSPAN_TEST_S3_SUITE=1 asks for it, since it is a
+ * whole pass of the suite (docs/object-storage.md).
+ */
+const OBJECT_STORE_SUITE = process.env.HEALTHSPAN_TEST_S3_SUITE === '1';
+
 /** Fails the run when a process it started outlives it (every project; checked once, at the end). */
 const LEFTOVERS = 'test/helpers/leftover-processes.ts';
 
@@ -124,6 +131,19 @@ export default defineConfig({
           globalSetup: ['test/helpers/postgres-setup.ts', LEFTOVERS],
         },
       },
+      ...(OBJECT_STORE_SUITE
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'postgres-s3',
+                include: INTEGRATION,
+                env: { HEALTHSPAN_TEST_STORE: 'postgres', HEALTHSPAN_TEST_ARTIFACTS: 's3' },
+                globalSetup: ['test/helpers/postgres-setup.ts', 'test/helpers/s3-setup.ts', LEFTOVERS],
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

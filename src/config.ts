@@ -4,6 +4,11 @@ import { z } from 'zod';
 import { DURATION_EXAMPLES, durationMs, durationSchema, durationText } from './domain/duration.js';
 import { CLEANER_DEFAULTS, WORKER_DEFAULTS } from './queue/defaults.js';
 import { PACING_DEFAULTS } from './queue/pacing.js';
+import {
+  ObjectStoreSettingError,
+  type ObjectStoreSettings,
+  objectStoreSettings,
+} from './store/object-store/settings.js';
 
 /**
  * Every setting is defined once here: its environment variable, default and meaning.
@@ -41,6 +46,16 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(1000),
     default: '10',
     doc: 'PostgreSQL connections per process at most (plus one that listens for new jobs in a worker)',
+  },
+  ARTIFACT_STORE: {
+    schema: z.string().optional(),
+    default: undefined,
+    doc: 'unset = report bytes in the database; `s3://bucket/prefix` = one object per report in an S3-compatible bucket, reached with the standard `AWS_*` variables (docs/object-storage.md)',
+  },
+  ARTIFACT_DOWNLOAD: {
+    schema: z.enum(['service', 'redirect']),
+    default: 'service',
+    doc: '`service` = downloads stream through the service (checked, audited); `redirect` = a signed link answers `302` to a presigned object URL valid for 60 s (needs `ARTIFACT_STORE`; such a URL cannot be revoked before it expires)',
   },
   PUBLIC_BASE_URL: {
     schema: z.url().optional(),
@@ -254,6 +269,10 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** `ARTIFACT_STORE` with the `AWS_*` variables; undefined = report bytes in the database. */
+  objectStore: ObjectStoreSettings | undefined;
+  /** `ARTIFACT_DOWNLOAD`: `redirect` answers a download with a presigned object URL. */
+  artifactDownload: 'service' | 'redirect';
   publicBaseUrl: string;
   downloadUrlTtlSeconds: number;
   rateLimitPerMinute: number;
@@ -332,6 +351,25 @@ function origins(value: string | undefined): string[] {
     .filter((o) => o !== '');
 }
 
+function artifactDownload(env: NodeJS.ProcessEnv): Config['artifactDownload'] {
+  const mode = read(env, 'ARTIFACT_DOWNLOAD');
+  if (mode === 'redirect' && read(env, 'ARTIFACT_STORE') === undefined) {
+    throw new ConfigError(
+      'ARTIFACT_DOWNLOAD: redirect needs ARTIFACT_STORE (an object store to redirect to)',
+    );
+  }
+  return mode;
+}
+
+function objectStore(env: NodeJS.ProcessEnv): ObjectStoreSettings | undefined {
+  try {
+    return objectStoreSettings(env);
+  } catch (error) {
+    if (error instanceof ObjectStoreSettingError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = read(env, 'PORT');
   const dataDir = path.resolve(read(env, 'DATA_DIR'));
@@ -346,6 +384,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: read(env, 'DATABASE_URL'),
     databasePoolSize: read(env, 'DATABASE_POOL_SIZE'),
+    objectStore: objectStore(env),
+    artifactDownload: artifactDownload(env),
     publicBaseUrl: (read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     downloadUrlTtlSeconds: read(env, 'DOWNLOAD_URL_TTL_SECONDS'),
     rateLimitPerMinute: read(env, 'RATE_LIMIT_PER_MINUTE'),

@@ -7,6 +7,7 @@ import { WebhookAdminError } from '../webhooks/admin.js';
 import { UsageError } from './arguments.js';
 import { addAuditCommands } from './audit.js';
 import { addConsoleCommands } from './console.js';
+import { addDoctorCommand } from './doctor.js';
 import { addErasuresCommands } from './erasures.js';
 import { addKeysCommands } from './keys.js';
 import { addMigrateCommand } from './migrate.js';
@@ -30,6 +31,7 @@ export function buildCli(): Command {
     .exitOverride();
   addServeCommand(program);
   addMigrateCommand(program);
+  addDoctorCommand(program);
   addTenantsCommands(program);
   addSubjectsCommands(program);
   addErasuresCommands(program);

@@ -70,6 +70,7 @@ export interface AppDeps {
     | 'consoleFrameAncestors'
     | 'publicBaseUrl'
     | 'hstsMaxAgeSeconds'
+    | 'artifactDownload'
   >;
   /** The console's links and sessions (looked up by hash; each names its one account). */
   consoleSessions: ConsoleGateway;
@@ -310,6 +311,7 @@ async function registerPartnerRoutes(
     artifacts: { forArtifact: (id) => deps.tenants.forArtifact(id) },
     links: deps.links,
     clock: deps.clock,
+    redirect: deps.config.artifactDownload === 'redirect',
   });
   await app.register(erasureRoutes);
   await app.register(auditRoutes, { cursors: deps.cursors });

@@ -178,6 +178,7 @@ export interface ArtifactGateway {
   forArtifact(artifactId: string): Promise<TenantAccess | undefined>;
 }
 
+export { ObjectStoreUnavailableError } from './artifact-store.js';
 export type { KeysetPage, KeysetPosition } from './keyset.js';
 export type { KeyListing } from './repositories/accounts.js';
 export type { AuditQuery } from './repositories/audit.js';

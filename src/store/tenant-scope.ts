@@ -129,7 +129,6 @@ function artifactsOf({ system, driver, tenantId, recordRead }: Scope): TenantAcc
     bytes: system.artifacts,
     pipeline: system.pipeline,
     results: system.results,
-    committer: system.batcher,
   });
   return {
     downloadable: (artifactId) => artifacts.downloadable(artifactId),

@@ -76,6 +76,7 @@ function eventSeries(r: Registry) {
     commitDuration: histogram('dbCommitDuration', BUCKETS.commit),
     commitBatch: histogram('dbCommitBatchSize', BUCKETS.batch),
     render: histogram('renderDuration', BUCKETS.render),
+    objects: new Counter({ ...spec('objectStoreOperations'), registers: [r] }),
   };
 }
 
@@ -83,7 +84,7 @@ function eventSeries(r: Registry) {
 function observeEvents(series: ReturnType<typeof eventSeries>): () => void {
   const { httpRequests, httpDuration, submissions, jobDuration, rescues, slaBreaches, pipelineLatency } =
     series;
-  const { attempts, attemptDuration, deliveryLatency, commitDuration, commitBatch, render } = series;
+  const { attempts, attemptDuration, deliveryLatency, commitDuration, commitBatch, render, objects } = series;
   // Pre-made children for the one hot series: a label lookup per request is measurable.
   const httpChildren = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
   return observe({
@@ -117,6 +118,7 @@ function observeEvents(series: ReturnType<typeof eventSeries>): () => void {
       commitBatch.observe(e.units);
     },
     'report.rendered': (e) => render.observe({ type: e.type }, e.seconds),
+    'artifact.object': (e) => objects.inc({ operation: e.operation, outcome: e.outcome }, e.count),
   });
 }
 

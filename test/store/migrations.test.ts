@@ -186,7 +186,7 @@ describe('migrations', () => {
           sha256: 'a'.repeat(64),
         },
       ];
-      await store.system.results.storeAvailable(trx, created.resultId, rendered, now());
+      await store.system.results.storeAvailable(trx, created.resultId, rendered, now(), true);
       return created;
     });
 

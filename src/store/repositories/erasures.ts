@@ -242,6 +242,16 @@ export class ErasureRepository {
     return { completedTenantId: completed?.tenant_id };
   }
 
+  /** The submission's artifacts: their bytes in an object store go with the submission. */
+  async artifactIdsOf(db: Executor, submissionId: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom('artifacts')
+      .select('id')
+      .where('submission_id', '=', submissionId)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+
   /**
    * Removes one submission and everything kept because of it, in `trx`: its raw and normalised
    * bodies, its result, the report bytes, its jobs (payloads and attempts), its `result.ready`
