@@ -19,7 +19,10 @@ const INTEGRATION = [
  * and whole processes under faults (test/scale: 2 API + 2 workers at scale; a private cluster restarted mid-load).
  */
 const POSTGRES_ONLY = ['test/postgres/**/*.test.ts', 'test/scale/**/*.test.ts'];
-/** What only SQLite has: its planner, which keeps no statistics (checked against the shape of a statement). */
+/**
+ * What only SQLite has: its planner, which keeps no statistics (checked against the shape of a
+ * statement), and the embedded store's own backups (`backup create`, `verify`, `restore`).
+ */
 const SQLITE_ONLY = ['test/sqlite/**/*.test.ts'];
 /** The driver conformance cases: both drivers in one run (River's `riverdrivertest`). */
 const DRIVERS = ['test/drivers/**/*.test.ts'];
@@ -57,6 +60,13 @@ const FULL_ONLY = [
   'test/drivers/sqlite-crash.test.ts',
 ];
 const TIER_EXCLUDE = process.env.HEALTHSPAN_TEST_TIER === 'fast' ? FULL_ONLY : [];
+
+/**
+ * The integration suite once more on PostgreSQL with the report bytes in an object store
+ * (s3rver, ARTIFACT_STORE): only when HEALTHSPAN_TEST_S3_SUITE=1 asks for it, since it is a
+ * whole pass of the suite (docs/object-storage.md).
+ */
+const OBJECT_STORE_SUITE = process.env.HEALTHSPAN_TEST_S3_SUITE === '1';
 
 /** Fails the run when a process it started outlives it (every project; checked once, at the end). */
 const LEFTOVERS = 'test/helpers/leftover-processes.ts';
@@ -124,6 +134,19 @@ export default defineConfig({
           globalSetup: ['test/helpers/postgres-setup.ts', LEFTOVERS],
         },
       },
+      ...(OBJECT_STORE_SUITE
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'postgres-s3',
+                include: INTEGRATION,
+                env: { HEALTHSPAN_TEST_STORE: 'postgres', HEALTHSPAN_TEST_ARTIFACTS: 's3' },
+                globalSetup: ['test/helpers/postgres-setup.ts', 'test/helpers/s3-setup.ts', LEFTOVERS],
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

@@ -1,4 +1,4 @@
-// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --stalls --warmup 20 --store sqlite|postgres --workers N --telemetry off|metrics|tracing]
+// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --stalls --warmup 20 --store sqlite|postgres --artifacts database|s3 --workers N --telemetry off|metrics|tracing]
 // Starts the real service, submits N valid bodies (as fast as ingest allows, or paced at R/s),
 // and measures for each the time from acceptance to `completed`. Timestamps come from the
 // database the service writes (received_at and the submission's updated_at when it
@@ -10,6 +10,9 @@
 // On Linux a `cpu:` line splits the CPU time of the measured part, per submission, between the
 // service's processes, PostgreSQL's (when the server runs on this machine) and this load
 // generator: on a small machine they share the cores, and the split says where they went.
+// --artifacts s3 keeps the report bytes in an S3-compatible store (s3rver, in a process of its
+// own, whose CPU is printed apart), and prints the S3 client's own CPU per PUT; every run prints
+// how much the database grew per completed submission.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { postgresCpuMs, postgresDeltaMs, processCpuMs, threadCpuMs, threadSplit } from './lib/cpu.mjs';
+import { clientCpuPerPut, startBenchObjectStore } from './lib/object-store.mjs';
 import { describeStalls, startStallProbe } from './lib/stall-probe.mjs';
 import { openBenchStore } from './lib/store.mjs';
 import { benchTelemetry } from './lib/telemetry.mjs';
@@ -37,6 +41,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '20' },
     port: { type: 'string', default: '18283' },
     store: { type: 'string', default: 'sqlite' },
+    artifacts: { type: 'string', default: 'database' },
     workers: { type: 'string', default: '0' },
     // The service's metrics (each process scraped every second) or tracing (to a discarding sink).
     telemetry: { type: 'string', default: 'off' },
@@ -50,9 +55,12 @@ const concurrency = Number(values.concurrency);
 const port = Number(values.port);
 
 const store = await openBenchStore(values.store, 'bench-pipeline');
+if (!['database', 's3'].includes(values.artifacts)) throw new Error('--artifacts must be database or s3');
+const objects = values.artifacts === 's3' ? await startBenchObjectStore() : undefined;
 const env = {
   ...process.env,
   ...store.env,
+  ...objects?.env,
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
   PORT: String(port),
@@ -155,7 +163,13 @@ const cpuAtStart = {
   service: processes.map((child) => processCpuMs(child.pid)),
   threads: processes.map((child) => threadCpuMs(child.pid)),
   postgres: store.kind === 'postgres' ? postgresCpuMs() : undefined,
+  objects: objects ? processCpuMs(objects.pid) : undefined,
   load: process.cpuUsage(),
+};
+const sizeAtStart = {
+  database: await store.size(),
+  tables: await store.tableSizes(),
+  objects: objects?.bytes(),
 };
 
 const stallProbe =
@@ -192,6 +206,17 @@ const threadSplits = processes.map((child, i) =>
   threadSplit(child.pid, cpuAtStart.threads[i], threadCpuMs(child.pid)),
 );
 const postgresCpu = cpuAtStart.postgres ? postgresDeltaMs(cpuAtStart.postgres, postgresCpuMs()) : undefined;
+const objectsCpu =
+  objects && cpuAtStart.objects !== undefined ? processCpuMs(objects.pid) - cpuAtStart.objects : undefined;
+const tablesAtEnd = await store.tableSizes();
+const growth = {
+  database: (await store.size()) - sizeAtStart.database,
+  tables: Object.entries(tablesAtEnd)
+    .map(([t, b]) => [t, b - (sizeAtStart.tables[t] ?? 0)])
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6),
+  objects: objects ? objects.bytes() - sizeAtStart.objects : undefined,
+};
 const loadUsage = process.cpuUsage(cpuAtStart.load);
 const loadCpu = (loadUsage.user + loadUsage.system) / 1000;
 
@@ -236,7 +261,7 @@ await telemetry.stop();
 await Promise.all(processes.map((child) => new Promise((r) => child.once('exit', r))));
 
 console.log(
-  `\nbench:pipeline  ${store.label}, ${workers === 0 ? 'API and worker in one process' : `1 API process + ${workers} worker process${workers > 1 ? 'es' : ''}`}, n=${n}, ${concurrency} concurrent posts, reports ${values.reports ? 'json+html+pdf' : 'off'}, ${os.cpus().length} cores`,
+  `\nbench:pipeline  ${store.label}${objects ? ' + S3 (s3rver)' : ''}, ${workers === 0 ? 'API and worker in one process' : `1 API process + ${workers} worker process${workers > 1 ? 'es' : ''}`}, n=${n}, ${concurrency} concurrent posts, reports ${values.reports ? 'json+html+pdf' : 'off'}, ${os.cpus().length} cores`,
 );
 console.log(`ingest:      ${(n / ingestSeconds).toFixed(0)} submissions/s accepted`);
 console.log(
@@ -254,9 +279,12 @@ if (serviceCpu.every((ms) => ms !== undefined)) {
   const parts = [
     `service ${per(service)}${processes.length > 1 ? ` (${serviceCpu.map(per).join(' + ')})` : ''}`,
     ...(postgresCpu !== undefined && postgresCpu > 0 ? [`PostgreSQL ${per(postgresCpu)}`] : []),
+    ...(objectsCpu !== undefined ? [`S3 server ${per(objectsCpu)}`] : []),
     `load generator ${per(loadCpu)}`,
   ];
-  const total = service + (postgresCpu ?? 0) + loadCpu;
+  if (postgresCpu !== undefined && postgresCpu > 0)
+    console.log(`service+PG:  ${per(service + postgresCpu)} per submission (the S3 server left out)`);
+  const total = service + (postgresCpu ?? 0) + (objectsCpu ?? 0) + loadCpu;
   console.log(
     `cpu:         ${parts.join(', ')} per submission; total ${per(total)} (${os.cpus().length} cores x 1000 ms / total = ${((os.cpus().length * 1000 * n) / total).toFixed(0)}/s if CPU-bound)`,
   );
@@ -268,6 +296,17 @@ if (serviceCpu.every((ms) => ms !== undefined)) {
       `  ${role.padEnd(10)} event loop ${per(split.main)}, busiest threads ${split.top.map(per).join(' + ') || '-'}, other threads ${per(split.rest)}`,
     );
   }
+}
+
+const kib = (b) => `${(b / 1024 / completed).toFixed(1)} KiB`;
+console.log(
+  `growth:      database ${kib(growth.database)} per completed submission${growth.objects !== undefined ? `, object store ${kib(growth.objects)} (s3rver's files)` : ''}`,
+);
+console.log(`  by table   ${growth.tables.map(([t, b]) => `${t} ${kib(b)}`).join(', ')}`);
+if (objects) {
+  console.log(
+    `S3 client:   ${(await clientCpuPerPut(objects.env)).toFixed(3)} ms CPU per 37 KiB PUT (S3ArtifactStore, this process, keep-alive)`,
+  );
 }
 
 if (values.reports) {
@@ -301,4 +340,5 @@ if (values.reports) {
 }
 agent.destroy();
 await store.close();
+await objects?.close();
 if (completed !== n) process.exitCode = 1;

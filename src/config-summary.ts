@@ -12,6 +12,14 @@ export function configSummary(config: Config, role: string, store: string) {
     store,
     listen: `${config.host}:${config.port}`,
     publicBaseUrl: config.publicBaseUrl,
+    // Where the bucket is, never its credentials.
+    artifacts: config.objectStore
+      ? {
+          store: `s3://${config.objectStore.bucket}/${config.objectStore.prefix}`,
+          endpoint: config.objectStore.endpoint.origin,
+          download: config.artifactDownload,
+        }
+      : 'database',
     worker: worker
       ? {
           concurrency: config.workerConcurrency,

@@ -1,8 +1,14 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DURATION_EXAMPLES, durationMs, durationSchema, durationText } from './domain/duration.js';
 import { CLEANER_DEFAULTS, WORKER_DEFAULTS } from './queue/defaults.js';
 import { PACING_DEFAULTS } from './queue/pacing.js';
+import {
+  ObjectStoreSettingError,
+  type ObjectStoreSettings,
+  objectStoreSettings,
+} from './store/object-store/settings.js';
 
 /**
  * Every setting is defined once here: its environment variable, default and meaning.
@@ -23,16 +29,6 @@ const originList = z
   })
   .optional();
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration as a setting spells it, in its largest whole unit (`7d`, `90s`). */
-function durationText(ms: number): string {
-  const [unit, size] = Object.entries(UNIT_MS).findLast(([, size]) => ms % size === 0) ?? ['ms', 1];
-  return `${ms / size}${unit}`;
-}
-
-const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'must look like 500ms, 5s, 5m, 2h or 1d');
-
 export const SETTINGS = {
   PORT: { schema: z.coerce.number().int().min(0).max(65535), default: '8080', doc: 'listen port' },
   HOST: { schema: z.string().min(1), default: '0.0.0.0', doc: 'listen address' },
@@ -50,6 +46,16 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(1000),
     default: '10',
     doc: 'PostgreSQL connections per process at most (plus one that listens for new jobs in a worker)',
+  },
+  ARTIFACT_STORE: {
+    schema: z.string().optional(),
+    default: undefined,
+    doc: 'unset = report bytes in the database; `s3://bucket/prefix` = one object per report in an S3-compatible bucket, reached with the standard `AWS_*` variables (docs/object-storage.md)',
+  },
+  ARTIFACT_DOWNLOAD: {
+    schema: z.enum(['service', 'redirect']),
+    default: 'service',
+    doc: '`service` = downloads stream through the service (checked, audited); `redirect` = a signed link answers `302` to a presigned object URL valid for 60 s (needs `ARTIFACT_STORE`; such a URL cannot be revoked before it expires)',
   },
   PUBLIC_BASE_URL: {
     schema: z.url().optional(),
@@ -75,7 +81,7 @@ export const SETTINGS = {
     doc: 'unset = rate limits counted per process; `redis://…` shares them across API processes',
   },
   WEBHOOK_RETRY_SCHEDULE: {
-    schema: z.string().refine((s) => s.split(',').every((p) => duration.safeParse(p.trim()).success), {
+    schema: z.string().refine((s) => s.split(',').every((p) => durationMs(p.trim()) !== undefined), {
       message: 'must be a comma-separated list of durations such as 0s,5s,5m',
     }),
     default: '0s,5s,5m,30m,2h,5h,10h,10h',
@@ -88,12 +94,12 @@ export const SETTINGS = {
     doc: '`true` allows `http://` and loopback/private callback targets (development and tests only)',
   },
   WEBHOOK_DISABLE_AFTER: {
-    schema: duration,
+    schema: durationSchema,
     default: '5d',
     doc: 'an endpoint whose every delivery attempt failed for this long (counted once failures span 12 hours) is disabled: its events are held, not dropped',
   },
   WEBHOOK_ATTEMPT_RETENTION: {
-    schema: duration,
+    schema: durationSchema,
     default: '30d',
     doc: "delivery attempts (with the first 1 KiB of each receiver's answer) are deleted this long after they were made; a recovery may reach back this far",
   },
@@ -118,7 +124,7 @@ export const SETTINGS = {
     doc: 'SQLite only: scheduled backups are written here (docs/backup.md); unset = none',
   },
   BACKUP_INTERVAL: {
-    schema: duration,
+    schema: durationSchema,
     default: '24h',
     doc: 'time between scheduled backups (with `BACKUP_DIR`)',
   },
@@ -163,7 +169,7 @@ export const SETTINGS = {
   RENDER_NICE: {
     schema: z.coerce.number().int().min(0).max(19),
     // 5, not 19: as good for the door in the same bench, and a thread at 19 gets a sliver of a
-    // core on a host busy with other processes (docs/performance.md).
+    // core on a host busy with other processes (docs/performance-journal.md).
     default: '5',
     doc: 'nice value each render thread gives itself (Linux: per thread), so requests and the queue come first; `0` leaves them at the process’s',
   },
@@ -183,12 +189,12 @@ export const SETTINGS = {
     doc: `first retry delay; doubles per attempt (with jitter), capped at ${WORKER_DEFAULTS.retryCapMs / 60_000} minutes`,
   },
   JOB_RETENTION: {
-    schema: duration,
+    schema: durationSchema,
     default: durationText(CLEANER_DEFAULTS.jobRetentionMs),
     doc: 'finished (completed or failed) jobs and their attempt records are deleted this long after finishing',
   },
   IDEMPOTENCY_RETENTION: {
-    schema: duration,
+    schema: durationSchema,
     default: durationText(CLEANER_DEFAULTS.idempotencyRetentionMs),
     doc: 'an idempotency record is deleted this long after it expired (its key is free from expiry on)',
   },
@@ -288,6 +294,10 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** `ARTIFACT_STORE` with the `AWS_*` variables; undefined = report bytes in the database. */
+  objectStore: ObjectStoreSettings | undefined;
+  /** `ARTIFACT_DOWNLOAD`: `redirect` answers a download with a presigned object URL. */
+  artifactDownload: 'service' | 'redirect';
   publicBaseUrl: string;
   downloadUrlTtlSeconds: number;
   rateLimitPerMinute: number;
@@ -341,10 +351,11 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** A setting's duration (`domain/duration.ts`) in milliseconds, or a `ConfigError`. */
 export function parseDurationMs(text: string): number {
-  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
-  if (!m) throw new ConfigError(`"${text}" is not a duration such as 30s, 5m, 24h or 90d`);
-  return Number(m[1]) * (UNIT_MS[m[2]!] ?? 1);
+  const ms = durationMs(text.trim());
+  if (ms === undefined) throw new ConfigError(`"${text}" is not a duration such as ${DURATION_EXAMPLES}`);
+  return ms;
 }
 
 function read<K extends SettingName>(env: NodeJS.ProcessEnv, name: K): z.output<Settings[K]['schema']> {
@@ -375,6 +386,25 @@ function origins(value: string | undefined): string[] {
     .filter((o) => o !== '');
 }
 
+function artifactDownload(env: NodeJS.ProcessEnv): Config['artifactDownload'] {
+  const mode = read(env, 'ARTIFACT_DOWNLOAD');
+  if (mode === 'redirect' && read(env, 'ARTIFACT_STORE') === undefined) {
+    throw new ConfigError(
+      'ARTIFACT_DOWNLOAD: redirect needs ARTIFACT_STORE (an object store to redirect to)',
+    );
+  }
+  return mode;
+}
+
+function objectStore(env: NodeJS.ProcessEnv): ObjectStoreSettings | undefined {
+  try {
+    return objectStoreSettings(env);
+  } catch (error) {
+    if (error instanceof ObjectStoreSettingError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = read(env, 'PORT');
   const dataDir = path.resolve(read(env, 'DATA_DIR'));
@@ -389,6 +419,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: read(env, 'DATABASE_URL'),
     databasePoolSize: read(env, 'DATABASE_POOL_SIZE'),
+    objectStore: objectStore(env),
+    artifactDownload: artifactDownload(env),
     publicBaseUrl: (read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     downloadUrlTtlSeconds: read(env, 'DOWNLOAD_URL_TTL_SECONDS'),
     rateLimitPerMinute: read(env, 'RATE_LIMIT_PER_MINUTE'),

@@ -8,7 +8,7 @@ export const OLD_GENERATION_GROWTH_PERCENT = 20;
 
 /**
  * Bounds the garbage a long-running service process keeps in its old generation
- * (docs/performance.md, "Issue 32: peak RSS under `bench:ingest`"). Under a flood of requests,
+ * (docs/performance-journal.md, "Issue 32: peak RSS under `bench:ingest`"). Under a flood of requests,
  * objects of requests still waiting for their commit survive two scavenges and are promoted;
  * V8's own growing factor (up to 4× the live heap) then let that garbage pile up for tens of
  * seconds, about 0.7 KB per request, and it was most of the service's peak RSS. At 20 % a full

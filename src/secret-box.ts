@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { deriveKey } from './derive-key.js';
 
 const VERSION = 'v1';
 
@@ -15,9 +16,7 @@ export class SecretBox {
   constructor(masterKey: Buffer | string) {
     const material = typeof masterKey === 'string' ? Buffer.from(masterKey, 'utf8') : masterKey;
     if (material.length < 32) throw new Error('the webhook secrets key must be at least 32 bytes');
-    this.key = Buffer.from(
-      hkdfSync('sha256', material, Buffer.alloc(0), 'healthspan webhook secrets v1', 32),
-    );
+    this.key = deriveKey(material, 'webhookSecrets');
   }
 
   seal(plaintext: string, context: string): string {

@@ -158,6 +158,19 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   };
 }
 
+/**
+ * The object store (ARTIFACT_STORE) answers, its bucket exists, and these credentials may write,
+ * read and delete there; else the start stops with the check's one sentence naming the setting.
+ */
+async function checkArtifactStore(store: Store): Promise<void> {
+  try {
+    await store.system.artifacts.check();
+  } catch (error) {
+    // The caller closes the store.
+    throw new ConfigError(error instanceof Error ? error.message : String(error));
+  }
+}
+
 /** Refuses a worker with nothing to run. */
 function checkSettings(config: Config, role: ServiceRole): void {
   if (role === 'worker' && config.workerConcurrency <= 0) {
@@ -184,6 +197,7 @@ async function openServiceStore(
   const store = Store.open(config, { clock, logger, background: true });
   try {
     await store.checkConnection();
+    await checkArtifactStore(store);
     if (config.migrateOnStart) {
       const { applied } = await store.migrate();
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');

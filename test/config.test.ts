@@ -41,6 +41,48 @@ describe('configuration', () => {
     expect(SETTINGS.JOB_RETRY_BASE_MS.doc).toContain('capped at 5 minutes');
   });
 
+  it('reads the object store from ARTIFACT_STORE and the standard AWS variables', () => {
+    expect(loadConfig({}).objectStore).toBeUndefined();
+    const aws = { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' };
+    const onAws = loadConfig({ ARTIFACT_STORE: 's3://reports-bucket', AWS_REGION: 'eu-west-1', ...aws });
+    expect(onAws.objectStore).toMatchObject({
+      bucket: 'reports-bucket',
+      prefix: '',
+      region: 'eu-west-1',
+      pathStyle: false,
+      accessKeyId: 'AKIDEXAMPLE',
+    });
+    expect(onAws.objectStore?.endpoint.href).toBe('https://s3.eu-west-1.amazonaws.com/');
+    const elsewhere = loadConfig({
+      ARTIFACT_STORE: 's3://reports/healthspan/prod/',
+      AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000',
+      ...aws,
+    });
+    expect(elsewhere.objectStore).toMatchObject({
+      prefix: 'healthspan/prod/',
+      pathStyle: true,
+      region: 'us-east-1',
+    });
+  });
+
+  it.each([
+    [{ ARTIFACT_STORE: 'reports' }, 'ARTIFACT_STORE: must look like s3://bucket'],
+    [{ ARTIFACT_STORE: 's3://Bad_Bucket' }, 'ARTIFACT_STORE: must look like s3://bucket'],
+    [{ ARTIFACT_STORE: 's3://reports' }, 'ARTIFACT_STORE: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY'],
+    [
+      {
+        ARTIFACT_STORE: 's3://reports',
+        AWS_ENDPOINT_URL_S3: 'ftp://x',
+        AWS_ACCESS_KEY_ID: 'a',
+        AWS_SECRET_ACCESS_KEY: 'b',
+      },
+      'AWS_ENDPOINT_URL_S3: must start with http:// or https://',
+    ],
+  ])('refuses the object store setting %o with one sentence naming it', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],

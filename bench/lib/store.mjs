@@ -24,6 +24,23 @@ export async function openBenchStore(kind, name) {
       },
       /** `column in (<ids>)` for this dialect, with one parameter. */
       inIds: (column) => `${column} in (select value from json_each(?))`,
+      /** The database's size in bytes: its pages (those still in the write-ahead log included). */
+      async size() {
+        db ??= new Database(path.join(dataDir, 'healthspan.sqlite'), { readonly: true });
+        return db
+          .prepare('select page_count * page_size as b from pragma_page_count(), pragma_page_size()')
+          .get().b;
+      },
+      /** Bytes by table, its indexes included (SQLite's `dbstat`). */
+      async tableSizes() {
+        db ??= new Database(path.join(dataDir, 'healthspan.sqlite'), { readonly: true });
+        const rows = db
+          .prepare(
+            'select coalesce(m.tbl_name, d.name) t, sum(d.pgsize) b from dbstat d left join sqlite_schema m on m.name = d.name group by 1',
+          )
+          .all();
+        return Object.fromEntries(rows.map((r) => [r.t, r.b]));
+      },
       idsParam: (ids) => JSON.stringify(ids),
       async close() {
         db?.close();
@@ -58,6 +75,17 @@ export async function openBenchStore(kind, name) {
       return (await pool.query(text, params)).rows;
     },
     inIds: (column) => `${column} = any(?::uuid[])`,
+    /** The database's size in bytes (its files, TOAST included; not the write-ahead log). */
+    async size() {
+      return Number((await pool.query('select pg_database_size(current_database()) b')).rows[0].b);
+    },
+    /** Bytes by table, its TOAST and indexes included. */
+    async tableSizes() {
+      const { rows } = await pool.query(
+        "select relname t, pg_total_relation_size(oid) b from pg_class where relkind = 'r' and relnamespace = 'public'::regnamespace",
+      );
+      return Object.fromEntries(rows.map((r) => [r.t, Number(r.b)]));
+    },
     idsParam: (ids) => ids,
     async close() {
       await pool.end();

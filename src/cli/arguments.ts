@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { parseDurationMs } from '../config.js';
+import { DURATION_EXAMPLES, durationMs } from '../domain/duration.js';
 import { isUuid } from '../domain/ids.js';
 import { API_MODES } from '../domain/mode.js';
 
@@ -26,12 +26,12 @@ export function requireLimit(value: string): number {
   return limit;
 }
 
+/** A duration option (`domain/duration.ts`: the settings' and the API's grammar) in milliseconds. */
 export function durationOption(value: string, flag: string): number {
-  try {
-    return parseDurationMs(value);
-  } catch {
-    throw new UsageError(`${flag} must be a duration such as 0s, 30m, 24h or 7d, got "${value}"`);
-  }
+  const ms = durationMs(value.trim());
+  if (ms === undefined)
+    throw new UsageError(`${flag} must be a duration such as ${DURATION_EXAMPLES}, got "${value}"`);
+  return ms;
 }
 
 /** `--mode`: which of an account's two data sets a command works on (docs/sandbox.md). */

@@ -1,10 +1,9 @@
 import { type Command, Option } from 'commander';
 import { generateApiKey } from '../auth/api-keys.js';
 import { systemClock } from '../clock.js';
-import { parseDurationMs } from '../config.js';
 import { API_MODES, type ApiMode } from '../domain/mode.js';
 import type { SystemStore } from '../store/index.js';
-import { requireUuid, UsageError } from './arguments.js';
+import { durationOption, requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
 
@@ -17,12 +16,7 @@ export async function createKey(
 ) {
   let expiresAt: Date | null = null;
   if (expiresIn !== undefined) {
-    let ms: number;
-    try {
-      ms = parseDurationMs(expiresIn);
-    } catch {
-      throw new UsageError(`--expires-in must look like 90d, 12h, 30m or 45s, got "${expiresIn}"`);
-    }
+    const ms = durationOption(expiresIn, '--expires-in');
     if (ms <= 0) throw new UsageError('--expires-in must be longer than zero');
     expiresAt = new Date(systemClock().getTime() + ms);
   }

@@ -10,6 +10,7 @@ import { UsageError } from './arguments.js';
 import { addAuditCommands } from './audit.js';
 import { addBackupCommands } from './backup.js';
 import { addConsoleCommands } from './console.js';
+import { addDoctorCommand } from './doctor.js';
 import { addErasuresCommands } from './erasures.js';
 import { addKeysCommands } from './keys.js';
 import { addMigrateCommand } from './migrate.js';
@@ -33,6 +34,7 @@ export function buildCli(): Command {
     .exitOverride();
   addServeCommand(program);
   addMigrateCommand(program);
+  addDoctorCommand(program);
   addTenantsCommands(program);
   addSubjectsCommands(program);
   addErasuresCommands(program);

@@ -30,10 +30,10 @@ export function addWebhooksCommands(program: Command): void {
   webhooks
     .command('show')
     .description(
-      "A partner credential's callback: URL, receiver key header, signing secrets' ids and activation (never a secret)",
+      "A partner credential's callback endpoint: URL, receiver key header, signing secrets' ids and activation (never a secret)",
     )
     .requiredOption('--partner <partnerId>')
-    .addOption(modeOption('callback'))
+    .addOption(modeOption('callback endpoint'))
     .action(async (opts: { partner: string; mode: ApiMode }) => {
       const partnerId = requireUuid(opts.partner, '--partner');
       print(await withWebhooks((admin) => admin.show(partnerId, opts.mode)));
@@ -43,7 +43,7 @@ export function addWebhooksCommands(program: Command): void {
     .description('Make a new signing secret that takes effect after --activate-in (default 24h)')
     .requiredOption('--partner <partnerId>')
     .option('--activate-in <duration>', 'for example 0s, 30m, 24h, 7d', '24h')
-    .addOption(modeOption('callback'))
+    .addOption(modeOption('callback endpoint'))
     .action(async (opts: { partner: string; activateIn: string; mode: ApiMode }) => {
       const partnerId = requireUuid(opts.partner, '--partner');
       const ms = durationOption(opts.activateIn, '--activate-in');
@@ -60,7 +60,7 @@ function addSet(webhooks: Command): void {
     .requiredOption('--url <url>')
     .option('--api-key <key>', 'key the receiver expects with each delivery')
     .option('--api-key-header <name>', 'header carrying --api-key (default X-Api-Key)')
-    .addOption(modeOption('separate callback'))
+    .addOption(modeOption('separate callback endpoint'))
     .action(
       async (opts: {
         partner: string;
@@ -98,7 +98,7 @@ function addDeliveryCommands(webhooks: Command): void {
     .description('Recent events of a partner credential with every delivery attempt')
     .requiredOption('--partner <partnerId>')
     .option('--limit <n>', 'events to show, newest first', '50')
-    .addOption(modeOption('callback'))
+    .addOption(modeOption('callback endpoint'))
     .action(async (opts: { partner: string; limit: string; mode: ApiMode }) => {
       const partnerId = requireUuid(opts.partner, '--partner');
       const limit = requireLimit(opts.limit);

@@ -70,6 +70,7 @@ export interface AppDeps {
     | 'consoleFrameAncestors'
     | 'publicBaseUrl'
     | 'hstsMaxAgeSeconds'
+    | 'artifactDownload'
   >;
   /** The console's links and sessions (looked up by hash; each names its one account). */
   consoleSessions: ConsoleGateway;
@@ -310,9 +311,10 @@ async function registerPartnerRoutes(
     artifacts: { forArtifact: (id) => deps.tenants.forArtifact(id) },
     links: deps.links,
     clock: deps.clock,
+    redirect: deps.config.artifactDownload === 'redirect',
   });
   await app.register(erasureRoutes);
-  await app.register(auditRoutes);
+  await app.register(auditRoutes, { cursors: deps.cursors });
   await app.register(testEventRoutes, { sender: deps.testEvents });
   await app.register(webhookEndpointRoutes, { endpoints: deps.webhookEndpoints });
   await app.register(eventReadRoutes, { cursors: deps.cursors });

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deriveKey } from '../derive-key.js';
 
 /**
  * Opaque, signed page cursors for the list routes (and the console's pages on them). A cursor
@@ -25,7 +26,7 @@ export class PageCursors {
 
   /** `secret`: the service's signing secret; the cursor key is derived from it, never it. */
   constructor(secret: Buffer) {
-    this.key = createHmac('sha256', secret).update('healthspan page cursors v1').digest();
+    this.key = deriveKey(secret, 'pageCursors');
   }
 
   private mac(scope: CursorScope, position: string): Buffer {

@@ -1,18 +1,24 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deriveKey } from '../derive-key.js';
 
 /**
  * Signed, time-limited download links (decisions.md): the URL is the capability, so no API key
- * is needed. The signature is HMAC-SHA256 over the artifact id and the expiry.
+ * is needed. The signature is HMAC-SHA256 over the artifact id and the expiry, under a key derived
+ * from the service's signing secret for links alone (never the secret itself).
  */
 export class DownloadLinks {
+  private readonly key: Buffer;
+
   constructor(
-    private readonly secret: Buffer,
+    secret: Buffer,
     private readonly baseUrl: string,
     private readonly ttlSeconds: number,
-  ) {}
+  ) {
+    this.key = deriveKey(secret, 'downloadLinks');
+  }
 
   private signature(artifactId: string, expires: number): string {
-    return createHmac('sha256', this.secret).update(`${artifactId}.${expires}`).digest('base64url');
+    return createHmac('sha256', this.key).update(`${artifactId}.${expires}`).digest('base64url');
   }
 
   issue(artifactId: string, now: Date): { downloadUrl: string; expiresAt: string } {

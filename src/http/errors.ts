@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { isUuid } from '../domain/ids.js';
 
 export type ErrorCode =
@@ -229,10 +229,39 @@ export async function findOr404<T>(
   return found;
 }
 
-/** A JSON body read by `schema`, or a `400 VALIDATION_ERROR` naming each bad field (`message` above them). */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown, message: string): z.output<S> {
-  const parsed = schema.safeParse(body);
+const BODY_NOT_VALID = 'The request body is not valid.';
+
+/**
+ * The `400 VALIDATION_ERROR` of a request body zod refused: each problem under its field's dotted
+ * path (a field the request does not have named as such), a problem of the body as a whole in
+ * `formErrors`, `message` above them. Every route that reads a body answers with it.
+ */
+export function bodyError(error: z.ZodError, message = BODY_NOT_VALID): ApiError {
+  const fieldErrors: Record<string, string[]> = {};
+  const formErrors: string[] = [];
+  const add = (name: string, text: string) => {
+    fieldErrors[name] = [...(fieldErrors[name] ?? []), text];
+  };
+  for (const issue of error.issues) {
+    const at = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const name = at ? `${at}.${key}` : key;
+        add(name, `${name} is not a field of this request.`);
+      }
+    } else if (at === '') formErrors.push(issue.message);
+    else add(at, issue.message);
+  }
+  return ApiError.validation({ formErrors, fieldErrors }, message);
+}
+
+/** A JSON body read by `schema` (no body reads as `{}`), or its `400` (`bodyError`). */
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  message = BODY_NOT_VALID,
+): z.output<S> {
+  const parsed = schema.safeParse(body ?? {});
   if (parsed.success) return parsed.data;
-  const { formErrors, fieldErrors } = z.flattenError(parsed.error);
-  throw ApiError.validation({ formErrors, fieldErrors: fieldErrors as Record<string, string[]> }, message);
+  throw bodyError(parsed.error, message);
 }

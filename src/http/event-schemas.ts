@@ -14,9 +14,9 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'endpoint_di
 
 const deliveryStatus = z.enum(DELIVERY_STATUSES).meta({
   description:
-    'pending: a delivery is queued or running; delivered: your endpoint answered 2xx; failed: every ' +
-    'scheduled attempt failed, or no endpoint was registered (failureReason says which); ' +
-    'endpoint_disabled: held while your endpoint is disabled. Every status but delivered can be recovered.',
+    'pending: a delivery is queued or running; delivered: your callback endpoint answered 2xx; failed: every ' +
+    'scheduled attempt failed, or no callback endpoint was registered (failureReason says which); ' +
+    'endpoint_disabled: held while your callback endpoint is disabled. Every status but delivered can be recovered.',
 });
 
 export const eventListItemSchema = z
@@ -65,7 +65,7 @@ export const eventAttemptSchema = z
       .number()
       .int()
       .nullable()
-      .meta({ description: 'Your endpoint’s HTTP status; null without an answer' }),
+      .meta({ description: 'Your callback endpoint’s HTTP status; null without an answer' }),
     errorClass: z
       .string()
       .nullable()
@@ -81,7 +81,7 @@ export const eventAttemptSchema = z
       .nullable()
       .meta({
         description:
-          'The first 1 KiB of what your endpoint answered, as text with control characters removed; null when ' +
+          'The first 1 KiB of what your callback endpoint answered, as text with control characters removed; null when ' +
           'it answered nothing. Kept as long as the attempt (WEBHOOK_ATTEMPT_RETENTION)',
       }),
   })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isUuid } from '../domain/ids.js';
+import type { KeysetPage, KeysetPosition } from '../store/tenant-access.js';
 import type { CursorScope, PageCursors } from './cursor.js';
 import { ApiError } from './errors.js';
 
@@ -28,6 +29,20 @@ export function queryTime(description: string) {
   return z.iso.datetime({ offset: true }).optional().meta({ description });
 }
 
+/** How a time parameter is written, as a partner reads it in a `400`. */
+export const TIME_FORMAT = 'an ISO 8601 time with its offset, e.g. 2026-11-21T12:00:00Z (send + as %2B)';
+
+/** The words for the parameters every list has (a list's own `messages` come first). */
+const SHARED_MESSAGES: Readonly<Record<string, string>> = {
+  limit: `limit must be a whole number from 1 to ${MAX_PAGE}.`,
+  cursor: 'cursor must be nextCursor from the previous page, as it was given.',
+};
+
+/** The `400` words for a list's time parameters. */
+export function timeMessages(...names: string[]): Record<string, string> {
+  return Object.fromEntries(names.map((name) => [name, `${name} must be ${TIME_FORMAT}.`]));
+}
+
 const CURSOR_MESSAGE =
   'cursor is not valid here: pass nextCursor from the previous page as it is, with the same key and filters.';
 
@@ -51,7 +66,7 @@ export function cursorError(): ApiError {
 export function parseListQuery<S extends z.ZodObject>(
   schema: S,
   query: unknown,
-  messages: Readonly<Record<string, string>>,
+  messages: Readonly<Record<string, string>> = {},
 ): z.output<S> {
   const parsed = schema.safeParse(query ?? {});
   if (parsed.success) return parsed.data;
@@ -68,17 +83,11 @@ export function parseListQuery<S extends z.ZodObject>(
       continue;
     }
     const name = issue.path.map(String).join('.');
-    add(name, messages[name] ?? issue.message);
+    add(name, messages[name] ?? SHARED_MESSAGES[name] ?? issue.message);
   }
   // One message per parameter: a value fails several checks at once (not a number, not whole).
   for (const key of Object.keys(fieldErrors)) fieldErrors[key] = [...new Set(fieldErrors[key])];
   throw ApiError.validation({ formErrors: [], fieldErrors }, 'The query parameters are not valid.');
-}
-
-/** A keyset position of a time-ordered list: the last item's time and id. */
-export interface TimeIdPosition {
-  at: string;
-  id: string;
 }
 
 /**
@@ -89,7 +98,7 @@ export function cursorPosition(
   cursors: PageCursors,
   scope: CursorScope,
   cursor: string | undefined,
-): TimeIdPosition | undefined {
+): KeysetPosition | undefined {
   if (cursor === undefined) return undefined;
   const value = cursors.decode(scope, cursor);
   const [at, id] = value ?? [];
@@ -112,4 +121,68 @@ export function timeWindow(
   const to = before === undefined ? undefined : new Date(before);
   if (from && to && to <= from) throw queryError(names[1], `${names[1]} must be later than ${names[0]}.`);
   return { after: from, before: to };
+}
+
+/** A page request of one list, as its route has parsed it. */
+export interface ListRequest {
+  /** The list's name in its cursors' scope, e.g. `submissions`. */
+  list: string;
+  tenantId: string;
+  limit: number;
+  cursor: string | undefined;
+  /** The list's filters other than its time window, as the request gave them. */
+  filters?: Readonly<Record<string, string | undefined>>;
+  /** Its time window, if it has one: the two parameters' names and values. */
+  window?: {
+    names: readonly [after: string, before: string];
+    after: string | undefined;
+    before: string | undefined;
+  };
+}
+
+/** What a repository is asked for: a page of `limit` after `after`, within the window. */
+export interface ListRead {
+  limit: number;
+  after: KeysetPosition | undefined;
+  from: Date | undefined;
+  to: Date | undefined;
+}
+
+/** A page as every list answers it. */
+export interface ListAnswer<I> {
+  items: I[];
+  nextCursor: string | null;
+}
+
+/**
+ * One page of a list, the same steps for every list: the time window checked, the cursor's
+ * scope built from the filters as the list applies them (times in UTC: the same walk gives the
+ * same cursor), its position read (or a `400`), the page read, and the next cursor signed over
+ * the same scope from the last item's position.
+ */
+export async function readList<R, I>(
+  cursors: PageCursors,
+  req: ListRequest,
+  read: (q: ListRead) => Promise<KeysetPage<R>>,
+  positionOf: (record: R) => KeysetPosition,
+  present: (record: R) => I,
+): Promise<ListAnswer<I>> {
+  const { window } = req;
+  const { after: from, before: to } = window
+    ? timeWindow(window.names, window.after, window.before)
+    : { after: undefined, before: undefined };
+  const filters: Record<string, string | undefined> = { ...req.filters };
+  if (window) {
+    filters[window.names[0]] = from?.toISOString();
+    filters[window.names[1]] = to?.toISOString();
+  }
+  const scope: CursorScope = { list: req.list, tenantId: req.tenantId, filters };
+  const after = cursorPosition(cursors, scope, req.cursor);
+  const page = await read({ limit: req.limit, after, from, to });
+  const last = page.items.at(-1);
+  const position = page.more && last ? positionOf(last) : undefined;
+  return {
+    items: page.items.map(present),
+    nextCursor: position ? cursors.encode(scope, [position.at, position.id]) : null,
+  };
 }

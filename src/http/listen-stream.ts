@@ -12,17 +12,11 @@ export interface ListenTiming {
   pollMs: number;
   /** A comment line this often, so proxies and load balancers keep a quiet stream open. */
   heartbeatMs: number;
-  /**
-   * Events are streamed once they are this old. A result's transaction stamps its event before
-   * it commits, and transactions commit out of order (PostgreSQL's lanes): without the wait, a
-   * stream could pass an event's place before the event became visible, and never send it.
-   */
-  settleMs: number;
   /** Events read per query. */
   batch: number;
 }
 
-export const LISTEN_TIMING: ListenTiming = { pollMs: 1000, heartbeatMs: 15_000, settleMs: 2000, batch: 100 };
+export const LISTEN_TIMING: ListenTiming = { pollMs: 1000, heartbeatMs: 15_000, batch: 100 };
 
 /** What one stream needs: its account's access, its key's listen secret, where to resume. */
 export interface ListenSession {
@@ -82,7 +76,7 @@ export class ListenStreams {
     }, this.timing.heartbeatMs);
     try {
       while (!ended) {
-        const sent = await this.sendSettled(raw, session, () => ended);
+        const sent = await this.sendNext(raw, session, () => ended);
         if (ended || sent === this.timing.batch) continue;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.timing.pollMs);
@@ -105,14 +99,12 @@ export class ListenStreams {
     }
   }
 
-  /** Sends the settled events after the session's position; how many there were. */
-  private async sendSettled(
-    raw: ServerResponse,
-    session: ListenSession,
-    ended: () => boolean,
-  ): Promise<number> {
-    const settledBefore = new Date(this.clock().getTime() - this.timing.settleMs);
-    const events = await session.tenant.listen.after(session.position, settledBefore, this.timing.batch);
+  /**
+   * Sends the events after the session's position, as far as no later commit can come before
+   * them (`TenantListen`); how many there were.
+   */
+  private async sendNext(raw: ServerResponse, session: ListenSession, ended: () => boolean): Promise<number> {
+    const events = await session.tenant.listen.after(session.position, this.timing.batch);
     for (const event of events) {
       if (ended()) break;
       const delivery = listenDelivery({
@@ -126,7 +118,7 @@ export class ListenStreams {
       if (!flushed && !ended()) {
         await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
       }
-      session.position = { createdAt: event.createdAt, eventId: event.eventId };
+      session.position = { at: event.at, eventId: event.eventId };
     }
     return events.length;
   }

@@ -52,7 +52,7 @@ export const deliveryHeaders = z.object({
   }),
   'X-Api-Key': z.string().optional().meta({
     description:
-      'Your webhook key, when you registered one (in this header, or in the header you named at registration); not signed',
+      'Your receiver key, when you registered one (in this header, or in the header you named at registration); not signed',
   }),
 });
 

@@ -6,9 +6,10 @@ import type { JobSummary, SubmissionDetail } from './schemas.js';
 export function jobSummary(job: JobRecord, now: Date): JobSummary {
   const finishedAt = job.completedAt ?? job.failedAt;
   const deadline = job.slaDeadlineAt === null ? null : Date.parse(job.slaDeadlineAt);
+  // A step that failed before its deadline finished in time: only finishing late, or still
+  // being unfinished past the deadline, is a breach (docs/pipeline.md).
   const slaBreached =
-    deadline !== null &&
-    (job.completedAt ? Date.parse(job.completedAt) > deadline : now.getTime() > deadline);
+    deadline !== null && (finishedAt ? Date.parse(finishedAt) > deadline : now.getTime() > deadline);
   return {
     jobId: job.jobId,
     type: job.type as JobSummary['type'],

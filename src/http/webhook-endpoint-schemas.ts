@@ -2,14 +2,6 @@ import { z } from 'zod';
 
 /** How `POST /v1/webhook-endpoint/rotate-secret` reads `activateIn`: up to 30 days ahead. */
 export const MAX_ACTIVATE_IN_MS = 30 * 24 * 60 * 60 * 1000;
-const DURATION = /^(\d{1,7})(s|m|h|d)$/;
-const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration such as `0s`, `30m`, `24h` or `7d`, in milliseconds; undefined when it is not one. */
-export function durationMs(text: string): number | undefined {
-  const m = DURATION.exec(text);
-  return m ? Number(m[1]) * (UNIT_MS[m[2] ?? 's'] ?? 1000) : undefined;
-}
 
 const isoDateTime = z.iso.datetime({ offset: true });
 
@@ -41,7 +33,7 @@ export const rotateSecretSchema = z
   .strictObject({
     activateIn: z.string().max(16).optional().meta({
       description:
-        'When the new secret starts signing, from now: 0s, 30m, 24h (the default) or up to 30d. Until then the current secret signs and the new one signs too, so a receiver can switch at any moment.',
+        'When the new secret starts signing, from now: a duration such as 0s, 500ms, 30m, 24h (the default), up to 30d. Until then the current secret signs and the new one signs too, so a receiver can switch at any moment.',
       example: '24h',
     }),
   })

@@ -1,12 +1,30 @@
 import type { Clock } from '../clock.js';
 import type { JobKinds } from '../queue/kinds.js';
-import { type JobDefinition, PermanentJobError } from '../queue/types.js';
+import { DependencyUnavailableError, type JobDefinition, PermanentJobError } from '../queue/types.js';
+import { ObjectStoreUnavailableError } from '../store/artifact-store.js';
 import type { SystemStore } from '../store/index.js';
 import { ERASURE_JOB_TYPE } from '../store/repositories/erasures.js';
 
 export interface ErasureJobDeps {
-  store: Pick<SystemStore, 'erasures' | 'audit' | 'flushDeletes'>;
+  store: Pick<SystemStore, 'erasures' | 'audit' | 'flushDeletes' | 'artifacts' | 'db'>;
   clock: Clock;
+}
+
+/**
+ * An object store's copies of the submission's reports, deleted before the rows that name them:
+ * while the store is down the erasure is retried (never failed for it), and it completes only
+ * once they are gone.
+ */
+async function deleteObjects(store: ErasureJobDeps['store'], submissionId: string): Promise<string[]> {
+  if (store.artifacts.inDatabase) return [];
+  const ids = await store.erasures.artifactIdsOf(store.db, submissionId);
+  try {
+    await store.artifacts.delete(ids);
+  } catch (error) {
+    if (!(error instanceof ObjectStoreUnavailableError)) throw error;
+    throw new DependencyUnavailableError(error.message, 'ObjectStoreUnavailable');
+  }
+  return ids;
 }
 
 /**
@@ -24,6 +42,7 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
         throw new PermanentJobError('This erasure step names no erasure or submission.');
       }
       const submissionId = job.submissionId;
+      const artifactIds = await deleteObjects(store, submissionId);
       // The ledger entry a first attempt appended, which a second one settles.
       const ledgerMemo = {};
       // Commit unit (it may run twice): deletes and counts through `trx`, so a rolled-back
@@ -31,6 +50,9 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
       return async (trx, completion) => {
         const now = ctx.clock();
         const counts = await store.erasures.eraseSubmission(trx, submissionId, job.id);
+        // Again once the rows are gone: a download in between may have written one back. A
+        // failure here leaves objects no row points to, which the cleaner deletes.
+        if (artifactIds.length > 0) completion.afterCommit(() => store.artifacts.delete(artifactIds));
         const { completedTenantId } = await store.erasures.progress(trx, erasureId, counts, now);
         if (completedTenantId !== undefined) {
           await store.audit.record(

@@ -1,5 +1,7 @@
 import type { ArtifactType } from '../domain/submission/outcomes.js';
+import { ObjectStoreUnavailableError } from '../store/artifact-store.js';
 import type { StoredSubmission, TenantAccess } from '../store/tenant-access.js';
+import { emit } from '../telemetry/events.js';
 import { renderAll } from './render-all.js';
 import type { RenderSource } from './render-types.js';
 
@@ -19,8 +21,17 @@ export async function recreateArtifact(
   const rendered = (
     await renderAll(renderSource(source.submission, source.result), [source.type as ArtifactType])
   )[0]?.[1];
-  if (!rendered || rendered.sha256 !== source.sha256) return undefined;
-  await artifacts.restore(artifactId, rendered.body);
+  if (!rendered || rendered.sha256 !== source.sha256) {
+    emit('artifact.object', { operation: 'rerender', outcome: 'mismatch', count: 1 });
+    return undefined;
+  }
+  emit('artifact.object', { operation: 'rerender', outcome: 'ok', count: 1 });
+  try {
+    await artifacts.restore(artifactId, rendered.body);
+  } catch (error) {
+    // The bytes are checked and served all the same; the next download renders them again.
+    if (!(error instanceof ObjectStoreUnavailableError)) throw error;
+  }
   return rendered.body;
 }
 

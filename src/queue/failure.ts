@@ -3,7 +3,12 @@ import type { ClaimedJob } from '../jobs/types.js';
 import type { Database } from '../store/database.js';
 import type { JobsRepository } from '../store/repositories/jobs.js';
 import { retryDelayMs } from './backoff.js';
-import { ExpectedJobError, type JobDefinition, PermanentJobError } from './types.js';
+import {
+  DependencyUnavailableError,
+  ExpectedJobError,
+  type JobDefinition,
+  PermanentJobError,
+} from './types.js';
 
 const DEFAULT_SUMMARY = 'This step failed because of an internal error.';
 export const STOPPED_SUMMARY =
@@ -41,7 +46,8 @@ export function planFailure(
     : interrupted
       ? STOPPED_SUMMARY
       : (def?.summarize?.(error) ?? DEFAULT_SUMMARY);
-  if (permanent || job.attempt >= job.maxAttempts) return { summary, nextAttemptAt: null };
+  const outlasts = error instanceof DependencyUnavailableError;
+  if (permanent || (job.attempt >= job.maxAttempts && !outlasts)) return { summary, nextAttemptAt: null };
   // An attempt its worker never finished (it died or stopped) did not fail: it runs again at
   // once, and keeps its place in line (due since it was accepted) rather than waiting for the
   // step's retry schedule behind everything queued meanwhile.

@@ -74,6 +74,14 @@ export class ExpectedJobError extends Error {
   }
 }
 
+/**
+ * A service outside ours that the step needs (the object store) is unavailable: retried with
+ * the usual backoff but never failed for good for it, however many attempts it takes, since
+ * nothing is wrong with the job itself and what it would fail (a submission's reports) comes
+ * back once the service does.
+ */
+export class DependencyUnavailableError extends ExpectedJobError {}
+
 export interface JobDefinition {
   /**
    * Does the step's work outside any transaction (it may be CPU-heavy) and returns the writes

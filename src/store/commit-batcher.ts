@@ -69,7 +69,7 @@ export interface Committer {
  * times in its latency: at 10 ms (SQLite) and 25 ms (PostgreSQL) a submission offered at 100/s
  * took 42 and 143 ms at the median, at 4 ms 17 and 24 ms. Under full load transactions are
  * back to back and batches large whatever the interval: the throughput and CPU per submission
- * measured the same (bench:pipeline, docs/performance.md).
+ * measured the same (bench:pipeline, docs/performance-journal.md).
  */
 export const QUEUE_COMMIT_INTERVAL_MS = 4;
 

@@ -188,6 +188,18 @@ export interface WebhookEventTable {
   delivered_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /**
+   * The event's place in the test events stream (`0020_listen_position`): the inserting
+   * transaction's `xid8` on PostgreSQL (the column's default; read as text), a number from
+   * `listen_counter` on SQLite. Null for events made before the migration.
+   */
+  listen_position: ColumnType<string | number | null, number | undefined, never>;
+}
+
+/** SQLite only: the last number given as an event's `listen_position` (one row). */
+export interface ListenCounterTable {
+  id: number;
+  position: number;
 }
 
 export interface WebhookAttemptTable {
@@ -238,7 +250,7 @@ export interface ErasureTable {
   completed_at: NullableTimestamp;
 }
 
-/** The database's identity and its position in the erasure ledger (`0018_erasure_ledger`): one row. */
+/** The database's identity and its position in the erasure ledger (`0021_erasure_ledger`): one row. */
 export interface ErasureLedgerStateTable {
   id: number;
   store_id: string;
@@ -313,6 +325,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_secrets: WebhookSecretTable;
   webhook_events: WebhookEventTable;
+  listen_counter: ListenCounterTable;
   webhook_attempts: WebhookAttemptTable;
   webhook_recoveries: WebhookRecoveryTable;
   webhook_recovery_events: WebhookRecoveryEventTable;

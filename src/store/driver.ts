@@ -151,14 +151,16 @@ export interface Driver {
   /** Writes the result and its pending artifacts unless the submission has one; true if written. */
   createResult(trx: Executor, result: ResultRow, artifacts: readonly ArtifactRow[]): Promise<boolean>;
   /**
-   * Stores artifacts' bytes (`artifact_contents`), marks the artifacts available and touches
-   * their result: one statement on PostgreSQL, whose round trips are what a write costs.
+   * Stores artifacts' bytes (`artifact_contents`, unless `withBytes` is false: an object store
+   * holds them), marks the artifacts available and touches their result: one statement on
+   * PostgreSQL, whose round trips are what a write costs.
    */
   storeArtifacts(
     trx: Executor,
     resultId: string,
     artifacts: readonly AvailableArtifactValues[],
     now: string,
+    withBytes: boolean,
   ): Promise<void>;
 
   /**

@@ -2,7 +2,7 @@ import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 
 // The uuid package's, not our own: ours (pooled randomness, the namespace parsed once) saved about
 // 5 µs of an ingest request's 500 µs or so, 1–2 %, below the 3 % that would keep it
-// (docs/performance.md, "Ids and caches from libraries").
+// (docs/performance-journal.md, "Ids and caches from libraries").
 
 /**
  * Time-ordered ids keep primary-key indexes append-mostly: RFC 9562 version 7, whose counter

@@ -4,10 +4,11 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { JobNotifier } from '../jobs/notifier.js';
 import { SecretBox } from '../secret-box.js';
-import { DatabaseArtifactStore } from './artifact-store.js';
+import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
 import type { Driver } from './driver.js';
 import { defaultLedgerFile, ErasureLedger } from './erasure-ledger.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
+import { S3ArtifactStore } from './object-store/s3-artifact-store.js';
 import { openPostgresDriver } from './postgres/driver.js';
 import { AccountsRepository } from './repositories/accounts.js';
 import { AuditRepository } from './repositories/audit.js';
@@ -32,7 +33,7 @@ export type { SystemStore } from './system-store.js';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'> &
-  Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey' | 'erasureLedger'>>;
+  Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey' | 'objectStore' | 'erasureLedger'>>;
 
 /** The master key of sealed values and the erasure ledger: WEBHOOK_SECRETS_KEY, else its generated file. */
 export function masterKeyFor(config: StoreConfig): Buffer {
@@ -88,6 +89,8 @@ export class Store implements TenantGateway, ArtifactGateway {
       logger?: Logger;
       /** Made when first needed (an erasure): it may create the key file in DATA_DIR. */
       sealer?: () => Sealer;
+      /** Where report bytes go; the database (`artifact_contents`) unless given. */
+      artifacts?: ArtifactStore;
       /** The erasure ledger, apart from the database (docs/backup.md); needed by erasures. */
       ledger?: ErasureLedger;
     },
@@ -127,7 +130,7 @@ export class Store implements TenantGateway, ArtifactGateway {
       jobs,
       pipeline: new PipelineRepository(driver),
       results: new ResultsRepository(driver),
-      artifacts: new DatabaseArtifactStore(driver),
+      artifacts: deps.artifacts ?? new DatabaseArtifactStore(driver, batcher),
       webhooks: new WebhooksRepository(driver),
       endpointHealth: new EndpointHealthRepository(driver),
       maintenance: new MaintenanceRepository(driver),
@@ -171,6 +174,7 @@ export class Store implements TenantGateway, ArtifactGateway {
       {
         clock,
         logger,
+        ...(config.objectStore ? { artifacts: new S3ArtifactStore(config.objectStore) } : {}),
         // The key that seals webhook secrets (WEBHOOK_SECRETS_KEY, else generated in DATA_DIR).
         sealer: () =>
           new SecretBox(
@@ -234,6 +238,7 @@ export class Store implements TenantGateway, ArtifactGateway {
   async close(): Promise<void> {
     await this.system.batcher.drain();
     await this.system.notifier.close();
+    await this.system.artifacts.close();
     await this.driver.close();
   }
 }

@@ -23,7 +23,7 @@ export interface SystemStore {
   readonly jobs: JobsRepository;
   readonly pipeline: PipelineRepository;
   readonly results: ResultsRepository;
-  /** Report bytes, in the database, written in the transaction that makes them available. */
+  /** Report bytes: in the database (with the commit that makes them available) or an object store. */
   readonly artifacts: ArtifactStore;
   /** Callback endpoints, sealed secrets, the event outbox and the attempt log. */
   readonly webhooks: WebhooksRepository;

@@ -1,4 +1,5 @@
 import type { AuditEvent, AuditOrigin } from '../domain/audit.js';
+import type { KeysetPage } from './keyset.js';
 import type { AuditQuery } from './repositories/audit.js';
 import type { ActivityRecord, CallbackHealthRecord } from './repositories/console-activity.js';
 import type {
@@ -6,7 +7,7 @@ import type {
   ConsoleSessionRecord,
   NewConsoleLink,
 } from './repositories/console-sessions.js';
-import type { ErasureCursor, ErasureRecord } from './repositories/erasures.js';
+import type { ErasureListQuery, ErasureRecord } from './repositories/erasures.js';
 import type {
   RecoveryRecord,
   RecoveryStart,
@@ -75,14 +76,11 @@ export interface TenantAccess {
     request(partnerSubjectId: string, origin: AuditOrigin): Promise<ErasureRecord>;
     get(erasureId: string): Promise<ErasureRecord | undefined>;
     /** The account's erasures, newest first (the console's list). */
-    list(query: { limit: number; after?: ErasureCursor | undefined }): Promise<{
-      items: ErasureRecord[];
-      more: boolean;
-    }>;
+    list(query: ErasureListQuery): Promise<KeysetPage<ErasureRecord>>;
   };
   readonly audit: {
     /** The account's audit events, newest first. */
-    list(query: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }>;
+    list(query: AuditQuery): Promise<KeysetPage<AuditEvent>>;
     /**
      * The partner's references of the submissions behind audited resources, by resource id (the
      * console's trail shows them; the trail itself keeps the service's ids only).
@@ -126,8 +124,10 @@ export interface TenantAccess {
   readonly listen: {
     /** Records (audit) that a key opened the stream. */
     started(keyId: string, origin: AuditOrigin): Promise<void>;
-    /** Events after a position created before `settledBefore`, oldest first. */
-    after(position: ListenPosition, settledBefore: Date, limit: number): Promise<ListenEvent[]>;
+    /** Where a stream opened now starts: after every event already visible. */
+    now(): Promise<ListenPosition>;
+    /** Events after a position in stream order, none that a later commit could precede. */
+    after(position: ListenPosition, limit: number): Promise<ListenEvent[]>;
     /** Records a reported answer as a `listen` attempt; false when the event is not this account's. */
     recordAnswer(answer: ListenAnswer): Promise<boolean>;
   };
@@ -178,8 +178,10 @@ export interface ArtifactGateway {
   forArtifact(artifactId: string): Promise<TenantAccess | undefined>;
 }
 
+export { ObjectStoreUnavailableError } from './artifact-store.js';
+export type { KeysetPage, KeysetPosition } from './keyset.js';
 export type { KeyListing } from './repositories/accounts.js';
-export type { AuditCursor, AuditQuery } from './repositories/audit.js';
+export type { AuditQuery } from './repositories/audit.js';
 export type {
   ActivityRecord,
   ActivitySubmission,
@@ -194,7 +196,7 @@ export type {
   NewConsoleLink,
 } from './repositories/console-sessions.js';
 export { sessionOrigin } from './repositories/console-sessions.js';
-export type { ErasureCursor, ErasureRecord } from './repositories/erasures.js';
+export type { ErasureListQuery, ErasureRecord } from './repositories/erasures.js';
 export type {
   RecoveryRecord,
   RecoveryStart,
@@ -207,7 +209,6 @@ export type {
   EventAttemptRecord,
   EventDetailRecord,
   EventListPage,
-  EventListPosition,
   EventListQuery,
   EventListRecord,
   SubmissionCallbackRecord,
@@ -219,7 +220,6 @@ export type { NamedResource, PartnerReferences } from './repositories/references
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
 export type {
   SubmissionListPage,
-  SubmissionListPosition,
   SubmissionListQuery,
   SubmissionListRecord,
 } from './repositories/submission-list.js';

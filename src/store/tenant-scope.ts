@@ -129,7 +129,6 @@ function artifactsOf({ system, driver, tenantId, recordRead }: Scope): TenantAcc
     bytes: system.artifacts,
     pipeline: system.pipeline,
     results: system.results,
-    committer: system.batcher,
   });
   return {
     downloadable: (artifactId) => artifacts.downloadable(artifactId),
@@ -162,11 +161,12 @@ function erasuresOf({ system, tenantId, clock }: Scope): TenantAccess['erasures'
 }
 
 function listenOf({ system, driver, tenantId, recordRead }: Scope): TenantAccess['listen'] {
-  const listen = new TenantListen(driver.db, tenantId);
+  const listen = new TenantListen(driver.db, driver.name, tenantId);
   return {
     started: (keyId, origin) =>
       recordRead({ action: 'webhook.listen_started', resourceType: 'api_key', resourceId: keyId }, origin),
-    after: (position, settledBefore, limit) => listen.after(position, settledBefore, limit),
+    now: () => listen.now(),
+    after: (position, limit) => listen.after(position, limit),
     // Commit unit: reads the event and its attempt count in `trx`, one insert through `trx`
     // (kept once by its delivery id).
     recordAnswer: (answer) =>

@@ -131,6 +131,12 @@ export const METRIC_CATALOG = {
     labels: [],
     help: 'When the newest checked backup in BACKUP_DIR was taken (Unix seconds; while it holds none, when this process started), read once per scrape; 0 without BACKUP_DIR.',
   },
+  objectStoreOperations: {
+    name: 'healthspan_object_store_operations_total',
+    type: 'counter',
+    labels: ['operation', 'outcome'],
+    help: 'Report objects in the object store (ARTIFACT_STORE): writes, reads, deletes and presigned redirects (ok, missing or error), and reports rendered again for a download because their stored bytes were missing or altered (either store).',
+  },
   ready: {
     name: 'healthspan_ready',
     type: 'gauge',

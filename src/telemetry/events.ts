@@ -33,6 +33,15 @@ export interface TelemetryEvents {
   };
   /** One group-commit transaction. */
   'db.commit': { units: number; seconds: number };
+  /**
+   * One object store operation (`write`, `read`, `delete`, `redirect`: ok, missing or error), or
+   * a report rendered again for a download (`rerender`: ok, or `mismatch` when it did not match).
+   */
+  'artifact.object': {
+    operation: 'write' | 'read' | 'delete' | 'redirect' | 'rerender';
+    outcome: 'ok' | 'missing' | 'error' | 'mismatch';
+    count: number;
+  };
   /** One report rendered (on whichever thread rendered it). */
   'report.rendered': { type: string; seconds: number };
   /** An entry appended to the erasure ledger (docs/backup.md). */

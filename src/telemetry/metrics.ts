@@ -82,6 +82,7 @@ function eventSeries(r: Registry) {
     commitDuration: histogram('dbCommitDuration', BUCKETS.commit),
     commitBatch: histogram('dbCommitBatchSize', BUCKETS.batch),
     render: histogram('renderDuration', BUCKETS.render),
+    objects: new Counter({ ...spec('objectStoreOperations'), registers: [r] }),
     ledgerAppends: new Counter({ ...spec('ledgerAppends'), registers: [r] }),
     erasuresReplayed: new Counter({ ...spec('erasuresReplayed'), registers: [r] }),
     backups: new Counter({ ...spec('backups'), registers: [r] }),
@@ -92,7 +93,7 @@ function eventSeries(r: Registry) {
 function observeEvents(series: ReturnType<typeof eventSeries>): () => void {
   const { httpRequests, httpDuration, submissions, jobDuration, rescues, slaBreaches, pipelineLatency } =
     series;
-  const { attempts, attemptDuration, deliveryLatency, commitDuration, commitBatch, render } = series;
+  const { attempts, attemptDuration, deliveryLatency, commitDuration, commitBatch, render, objects } = series;
   // Pre-made children for the one hot series: a label lookup per request is measurable.
   const httpChildren = new Map<string, { count: Counter.Internal; time: Histogram.Internal<string> }>();
   return observe({
@@ -126,6 +127,7 @@ function observeEvents(series: ReturnType<typeof eventSeries>): () => void {
       commitBatch.observe(e.units);
     },
     'report.rendered': (e) => render.observe({ type: e.type }, e.seconds),
+    'artifact.object': (e) => objects.inc({ operation: e.operation, outcome: e.outcome }, e.count),
     'ledger.appended': (e) => series.ledgerAppends.inc({ kind: e.kind }),
     'erasures.replayed': (e) => series.erasuresReplayed.inc(e.erasures),
     'backup.finished': (e) => series.backups.inc({ outcome: e.outcome }),

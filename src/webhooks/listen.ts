@@ -1,13 +1,14 @@
 import { createHmac } from 'node:crypto';
+import { deriveKey } from '../derive-key.js';
 import { HEADER_MODE, signedHeaders } from './signing.js';
 
 /**
  * The listen secret of an API key: what `healthspan listen` forwards are signed with, so a
  * developer's receiver verifies them exactly as it verifies real deliveries.
  *
- * Derived, never stored: HMAC-SHA256 of the key's id under the webhook master key (the one that
- * seals the endpoints' signing secrets, `WEBHOOK_SECRETS_KEY` or its generated file), with a
- * label of its own so it can be nothing else. So it is the same across restarts and processes
+ * Derived, never stored: HMAC-SHA256 of the key's id under a key derived (HKDF, derive-key.ts)
+ * from the webhook master key (the one that seals the endpoints' signing secrets,
+ * `WEBHOOK_SECRETS_KEY` or its generated file) for this purpose alone, so it can be nothing else. So it is the same across restarts and processes
  * that share the master key (the developer configures it once), differs per key (revoking the
  * key retires it), and is never one of the account's endpoint signing secrets: the command that
  * prints it holds nothing that signs a real delivery.
@@ -16,7 +17,7 @@ export class ListenSecrets {
   private readonly key: Buffer;
 
   constructor(masterKey: Buffer | string) {
-    this.key = createHmac('sha256', masterKey).update('healthspan listen secrets v1').digest();
+    this.key = deriveKey(masterKey, 'listenSecrets');
   }
 
   /** `whsec_` + standard base64 of 32 bytes: a valid Standard Webhooks secret too. */

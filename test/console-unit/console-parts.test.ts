@@ -129,7 +129,7 @@ describe('the overview figures', () => {
     expect(attemptWords(failing.last!)).toBe('Failed: The connection was refused');
     expect(failing.lastFailure).toBe(failing.last);
     expect(attemptWords({ outcome: 'failed', statusCode: 500, errorClass: 'http_status' })).toBe(
-      'Failed: Your endpoint answered with an error status (HTTP 500)',
+      'Failed: Your callback endpoint answered with an error status (HTTP 500)',
     );
     const all = callbackNow({
       waitingAfterFailure: 0,

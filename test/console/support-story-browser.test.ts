@@ -164,7 +164,7 @@ describe('a support person in the console', () => {
     const now = page.getByRole('status').filter({ hasText: 'Some callbacks are failing.' });
     await expect(now.isVisible()).resolves.toBe(true);
     expect(await now.textContent()).toMatch(
-      /The newest failed attempt, at [\d: -]+ UTC: Failed: Your endpoint answered with an error status \(HTTP 500\)\./,
+      /The newest failed attempt, at [\d: -]+ UTC: Failed: Your callback endpoint answered with an error status \(HTTP 500\)\./,
     );
     expect(await now.textContent()).toContain('1 event is waiting to be sent again after a failed attempt');
     const rate = page.getByRole('row', { name: /^Callbacks not delivered/ });
@@ -190,7 +190,10 @@ describe('a support person in the console', () => {
     await enter(page);
     expect(await heading(page, `Callback for ${REFUSED}`)).toBe(true);
     await expect(
-      page.getByText('Failed: Your endpoint answered with an error status (HTTP 500)').first().isVisible(),
+      page
+        .getByText('Failed: Your callback endpoint answered with an error status (HTTP 500)')
+        .first()
+        .isVisible(),
     ).resolves.toBe(true);
     expect(await axeViolations(page)).toEqual([]);
 

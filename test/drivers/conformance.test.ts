@@ -381,7 +381,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
       fileName: `file-${i}`,
       sha256: `sha-${i}`,
     }));
-    await s.driver.storeArtifacts(s.driver.db, uuid(200), available, at(7).toISOString());
+    await s.driver.storeArtifacts(s.driver.db, uuid(200), available, at(7).toISOString(), true);
     for (const a of available) {
       expect(await s.store.system.artifacts.get(a.artifactId)).toEqual(a.body);
       expect(await row('artifacts', a.artifactId)).toMatchObject({

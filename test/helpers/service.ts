@@ -12,6 +12,7 @@ import { type RunningService, startService } from '../../src/service.js';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { createTestDatabase, testStoreKind } from './database.js';
 import { tempDataDir } from './dirs.js';
+import { objectStoreUnderTest } from './object-store-under-test.js';
 import { TestReceiver } from './receiver.js';
 
 export const EXAMPLE_PATH = path.resolve(import.meta.dirname, '../../examples/submission.json');
@@ -52,6 +53,8 @@ export async function startTestService(
     // (render-priority.test.ts).
     RENDER_NICE: '0',
     ...(database ? { DATABASE_URL: database.url } : {}),
+    // The postgres-s3 project: report bytes in the run's object store.
+    ...objectStoreUnderTest(),
     ...env,
   });
   const logs: string[] = [];

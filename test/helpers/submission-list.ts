@@ -45,7 +45,7 @@ export async function walkList(
     items.push(...page.items);
     const last = page.items.at(-1);
     if (!page.more || !last) return items;
-    after = { receivedAt: last.receivedAt, submissionId: last.submissionId };
+    after = { at: last.receivedAt, id: last.submissionId };
   }
   throw new Error('the walk did not end');
 }

@@ -157,7 +157,7 @@ describe('/console/callbacks', () => {
     expect(enabled.res.headers.get('location')).toBe('/console/callbacks?enabled=1');
     expect((await endpointOf(account)).json).toMatchObject({ status: 'enabled' });
     const after = await consoleGet(service, '/console/callbacks?enabled=1', cookie);
-    expect(after.text).toContain('The endpoint is enabled');
+    expect(after.text).toContain('The callback endpoint is enabled');
     expect(after.text).not.toContain('Callbacks are disabled');
   });
 
@@ -251,14 +251,16 @@ describe('/console/callbacks', () => {
 
       const event = await consoleGet(service, `/console/callbacks/events/${eventId}`, cookie);
       expect(event.text).toContain(`<h1>Callback for ${reference}</h1>`);
-      expect(event.text).toContain('Failed: Your endpoint answered with an error status (HTTP 500), at ');
+      expect(event.text).toContain(
+        'Failed: Your callback endpoint answered with an error status (HTTP 500), at ',
+      );
 
       const submission = await consoleGet(service, `/console/submissions/${submissionId}`, cookie);
       expect(submission.text).toMatch(
         /Failed: every attempt failed \(failing since \d{4}-\d\d-\d\d [\d:]{8} UTC\)/,
       );
       expect(submission.text).toMatch(
-        /[\d:]{8} UTC: Failed: Your endpoint answered with an error status \(HTTP 500\)/,
+        /[\d:]{8} UTC: Failed: Your callback endpoint answered with an error status \(HTTP 500\)/,
       );
       expect(submission.text).toContain('Deadline met');
       const delivered = await consoleGet(

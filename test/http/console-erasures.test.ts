@@ -179,15 +179,22 @@ describe('/console/erasures', () => {
     const last = first.items.at(-1)!;
     const rest = await tenant.erasures.list({
       limit: 2,
-      after: { requestedAt: last.requestedAt, erasureId: last.erasureId },
+      after: { at: last.requestedAt, id: last.erasureId },
     });
     expect(rest.more).toBe(false);
     const all = [...first.items, ...rest.items];
     expect(all.map((e) => e.erasureId).sort()).toEqual([...made].sort());
     const times = all.map((e) => e.requestedAt);
     expect([...times].sort().reverse()).toEqual(times);
-    const bad = await consoleGet(service, '/console/erasures?cursor=nope', cookie);
-    expect(bad.res.status).toBe(400);
-    expect(bad.text).toContain('This page link is not valid');
+    // A cursor that is not this list's own (made up, or the audit trail's of the same account)
+    // is refused as every list refuses one.
+    const audit = await getJson(service, '/v1/audit-events?limit=1', { 'x-api-key': account.apiKey });
+    const auditCursor = audit.json.nextCursor as string | null;
+    expect(auditCursor).toEqual(expect.any(String));
+    for (const cursor of ['nope', auditCursor as string]) {
+      const bad = await consoleGet(service, `/console/erasures?${new URLSearchParams({ cursor })}`, cookie);
+      expect([cursor, bad.res.status]).toEqual([cursor, 400]);
+      expect(bad.text).toContain('cursor is not valid here');
+    }
   });
 });

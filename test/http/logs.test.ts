@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { alterStoredBytes } from '../helpers/artifact-bytes.js';
 import { cliFor } from '../helpers/cli.js';
 import { SkewedClock } from '../helpers/clock.js';
 import { waitUntil } from '../helpers/pipeline.js';
@@ -242,11 +243,7 @@ describe('lines written deep inside a request or a job', () => {
         }
       ).artifacts.items;
       const item = items[0]!;
-      await service.store.driver.db
-        .updateTable('artifact_contents')
-        .set({ body: Buffer.from('bytes-altered-by-the-test') })
-        .where('artifact_id', '=', item.artifactId)
-        .execute();
+      await alterStoredBytes(service, item.artifactId, Buffer.from('bytes-altered-by-the-test'));
       const link = new URL(item.access.downloadUrl);
       const download = await fetch(`${service.url}${link.pathname}${link.search}`, {
         headers: { 'x-request-id': 'req-deep-2', 'x-correlation-id': 'corr-deep-2' },

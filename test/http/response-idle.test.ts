@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resultSchema } from '../../src/http/routes/results.js';
+import { alterStoredBytes } from '../helpers/artifact-bytes.js';
 import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
 import { getJson, serviceWithAccount } from '../helpers/service.js';
 
@@ -23,11 +24,7 @@ beforeAll(async () => {
   // A large artifact: its stored bytes and what the row records of them.
   const body = randomBytes(SIZE);
   const db = ctx.service.store.driver.db;
-  await db
-    .updateTable('artifact_contents')
-    .set({ body })
-    .where('artifact_id', '=', item.artifactId)
-    .execute();
+  await alterStoredBytes(ctx.service, item.artifactId, body);
   await db
     .updateTable('artifacts')
     .set({ sha256: createHash('sha256').update(body).digest('hex'), byte_size: SIZE })

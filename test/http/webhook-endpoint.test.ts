@@ -205,7 +205,15 @@ describe('the callback endpoint, managed with the partner’s key', () => {
       expect(Object.keys((error.details as { fieldErrors: Json }).fieldErrors)).toEqual([field]);
     }
     await call(service, account.apiKey, 'PUT', '', { url });
-    for (const activateIn of ['soon', '31d', '-1h']) {
+    // The API reads the settings' and the CLI's duration grammar, milliseconds included.
+    const before = Date.now();
+    const soon = await call(service, account.apiKey, 'POST', '/rotate-secret', { activateIn: '1500ms' });
+    const after = Date.now();
+    expect(soon.status).toBe(200);
+    const activatesAt = Date.parse(String(soon.json.activatesAt));
+    expect(activatesAt).toBeGreaterThanOrEqual(before + 1500 - 1);
+    expect(activatesAt).toBeLessThanOrEqual(after + 1500);
+    for (const activateIn of ['soon', '31d', '-1h', '1w']) {
       const res = await call(service, account.apiKey, 'POST', '/rotate-secret', { activateIn });
       expect(res.status, activateIn).toBe(400);
       expect((errorOf(res.json).details as { fieldErrors: Json }).fieldErrors).toHaveProperty('activateIn');

@@ -224,6 +224,67 @@ describe('the audit trail', () => {
     expect((await getJson(ctx.service, '/v1/audit-events')).status).toBe(401);
   });
 
+  it('refuses a cursor of another account, of another list or altered, as every list does', async () => {
+    const account = await createAccount(ctx.service);
+    const other = await createAccount(ctx.service);
+    for (const who of [account, other, account]) {
+      const res = await postSubmission(ctx.service, bodyFor(who), { apiKey: who.apiKey });
+      expect(res.status).toBe(202);
+    }
+    const cursorOf = async (who: typeof account, path: string) => {
+      const res = await getJson(ctx.service, path, auth(who));
+      expect(res.status, path).toBe(200);
+      const cursor = res.json.nextCursor as string | null;
+      expect(cursor, path).toEqual(expect.any(String));
+      return cursor as string;
+    };
+    const own = await cursorOf(account, '/v1/audit-events?limit=1');
+    expect(
+      (await getJson(ctx.service, `/v1/audit-events?cursor=${encodeURIComponent(own)}`, auth(account)))
+        .status,
+    ).toBe(200);
+    const [body, mac] = own.split('.');
+    const altered = `${Buffer.from(JSON.stringify(['2020-01-01T00:00:00.000Z', account.tenantId])).toString('base64url')}.${mac}`;
+    const foreign = {
+      'another account': await cursorOf(other, '/v1/audit-events?limit=1'),
+      'the submissions list': await cursorOf(account, '/v1/submissions?limit=1'),
+      'an altered position': altered,
+      'an unsigned position': body as string,
+    };
+    for (const [what, cursor] of Object.entries(foreign)) {
+      const res = await getJson(
+        ctx.service,
+        `/v1/audit-events?cursor=${encodeURIComponent(cursor)}`,
+        auth(account),
+      );
+      expect([what, res.status]).toEqual([what, 400]);
+      const error = errorOf(res.json);
+      expect(error.code).toBe('VALIDATION_ERROR');
+      expect(error.details).toEqual({
+        formErrors: [],
+        fieldErrors: { 'query.cursor': [expect.stringMatching(/^cursor is not valid here/)] },
+      });
+    }
+    // The same refusal as the submissions list gives a cursor that is not its own.
+    const theirs = await getJson(
+      ctx.service,
+      `/v1/submissions?cursor=${encodeURIComponent(own)}`,
+      auth(account),
+    );
+    expect(theirs.status).toBe(400);
+    expect(errorOf(theirs.json).details).toEqual(
+      errorOf(
+        (
+          await getJson(
+            ctx.service,
+            `/v1/audit-events?cursor=${encodeURIComponent(foreign['another account'])}`,
+            auth(account),
+          )
+        ).json,
+      ).details,
+    );
+  });
+
   it('lists an account’s events for the operator, by action and time', async () => {
     const account = await createAccount(ctx.service);
     const res = await postSubmission(ctx.service, bodyFor(account), { apiKey: account.apiKey });

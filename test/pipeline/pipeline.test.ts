@@ -5,6 +5,7 @@ import { resultSchema } from '../../src/http/routes/results.js';
 import { submissionDetailSchema } from '../../src/http/schemas.js';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { loadOrCreateSecret } from '../../src/store/secrets.js';
+import { alterStoredBytes, loseStoredBytes, storedBytes } from '../helpers/artifact-bytes.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
@@ -243,29 +244,13 @@ describe('the pipeline, end to end over HTTP', () => {
       expect(r.status).toBe(200);
       return Buffer.from(await r.arrayBuffer());
     };
-    const db = ctx.service.store.driver.db;
-    const stored = async (id: string) =>
-      (
-        await db
-          .selectFrom('artifact_contents')
-          .select('body')
-          .where('artifact_id', '=', id)
-          .executeTakeFirst()
-      )?.body;
     for (const item of items) {
       const original = await fetchBytes(item);
-      expect(Buffer.from((await stored(item.artifactId))!).equals(original)).toBe(true);
-      if (item.type === 'pdf') {
-        await db.deleteFrom('artifact_contents').where('artifact_id', '=', item.artifactId).execute();
-      } else {
-        await db
-          .updateTable('artifact_contents')
-          .set({ body: Buffer.from('tampered') })
-          .where('artifact_id', '=', item.artifactId)
-          .execute();
-      }
+      expect((await storedBytes(ctx.service, item.artifactId))?.equals(original)).toBe(true);
+      if (item.type === 'pdf') await loseStoredBytes(ctx.service, item.artifactId);
+      else await alterStoredBytes(ctx.service, item.artifactId, Buffer.from('tampered'));
       expect((await fetchBytes(item)).equals(original)).toBe(true);
-      expect(Buffer.from((await stored(item.artifactId))!).equals(original)).toBe(true);
+      expect((await storedBytes(ctx.service, item.artifactId))?.equals(original)).toBe(true);
     }
   });
 

@@ -110,6 +110,7 @@ describe('the cleaner', () => {
       auditEvents: 0,
       webhookAttempts: 0,
       expiredSubmissions: 0,
+      orphanObjects: 0,
     });
     expect(await store.system.maintenance.counts()).toMatchObject({ jobs: 8, idempotencyKeys: 0 });
 
@@ -122,6 +123,7 @@ describe('the cleaner', () => {
       auditEvents: 0,
       webhookAttempts: 0,
       expiredSubmissions: 0,
+      orphanObjects: 0,
     });
     expect((await jobStatuses()).sort()).toEqual(['pending', 'pending', 'pending', 'running']);
     const left = await store.system.maintenance.counts();
@@ -137,6 +139,7 @@ describe('the cleaner', () => {
       auditEvents: 0,
       webhookAttempts: 0,
       expiredSubmissions: 0,
+      orphanObjects: 0,
     });
   });
 

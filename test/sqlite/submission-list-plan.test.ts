@@ -59,7 +59,7 @@ describe('the submission list on SQLite', () => {
         .filter((d) => /^(SEARCH|SCAN) (s|submissions)\b/.test(d))
         .map((d) => /USING (?:COVERING )?INDEX (\w+)/.exec(d)?.[1] ?? d);
     }
-    const after = { receivedAt: AT.toISOString(), submissionId: '0190a7e0-0000-7000-8000-000000000000' };
+    const after = { at: AT.toISOString(), id: '0190a7e0-0000-7000-8000-000000000000' };
     expect(await plan({ limit: 50 })).toEqual(['submissions_list_idx']);
     expect(await plan({ limit: 50, after })).toEqual(['submissions_list_idx']);
     expect(await plan({ limit: 50, status: 'failed', after })).toEqual(['submissions_status_list_idx']);

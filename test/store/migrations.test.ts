@@ -186,7 +186,7 @@ describe('migrations', () => {
           sha256: 'a'.repeat(64),
         },
       ];
-      await store.system.results.storeAvailable(trx, created.resultId, rendered, now());
+      await store.system.results.storeAvailable(trx, created.resultId, rendered, now(), true);
       return created;
     });
 
@@ -212,6 +212,17 @@ describe('migrations', () => {
       sql`alter table webhook_attempts add column kind text not null default 'delivery'`,
     ];
     for (const statement of selfServiceColumns) await statement.execute(db);
+    // Until 0020 an event has no listen position; on SQLite today's outbox takes one from the
+    // counter (on PostgreSQL it is the column's default, not written), so both stand in too.
+    const listenPosition =
+      driver.name === 'sqlite'
+        ? [
+            sql`alter table webhook_events add column listen_position integer`,
+            sql`create table listen_counter (id integer primary key, position integer not null)`,
+            sql`insert into listen_counter (id, position) values (1, 0)`,
+          ]
+        : [];
+    for (const statement of listenPosition) await statement.execute(db);
     const admin = new WebhookAdmin(store.system, box, {
       allowInsecure: true,
       scheduleMs: [0, 1000],
@@ -275,6 +286,10 @@ describe('migrations', () => {
     // nothing pending, nothing lost.
     await sql`alter table jobs drop column traceparent`.execute(db);
     await db.schema.dropTable('audit_events').execute();
+    if (driver.name === 'sqlite') {
+      await db.schema.dropTable('listen_counter').execute();
+      await sql`alter table webhook_events drop column listen_position`.execute(db);
+    }
     for (const [table, column] of [
       ['tenants', 'mode'],
       ['tenants', 'live_tenant_id'],

@@ -75,7 +75,7 @@ describe('results and artifacts (the pipeline write paths)', () => {
       sha256: `${i}`.repeat(64),
     }));
     await write(async (trx) => {
-      await store.system.results.storeAvailable(trx, resultId, rendered, done);
+      await store.system.results.storeAvailable(trx, resultId, rendered, done, true);
     });
 
     const result = await store.system.results.forSubmission(store.driver.db, submissionId);
@@ -97,6 +97,7 @@ describe('results and artifacts (the pipeline write paths)', () => {
         sha256: r.sha256,
         tenantActive: true,
         read: expect.any(Function),
+        directLink: expect.any(Function),
       });
       expect(await download!.read()).toEqual(r.body);
       // Another account's access does not find it.
@@ -109,8 +110,8 @@ describe('results and artifacts (the pipeline write paths)', () => {
       .executeTakeFirstOrThrow();
     expect(new Date(row.updated_at as string).toISOString()).toBe(done.toISOString());
 
-    // Written again (a re-run after a crash before the commit): the bytes are replaced.
-    await write((trx) => store.system.artifacts.put(trx, rendered[0]!.artifactId, Buffer.from('again')));
+    // Written again (restored after a re-render): the bytes are replaced.
+    await store.system.artifacts.restore(rendered[0]!.artifactId, Buffer.from('again'));
     expect(await store.system.artifacts.get(rendered[0]!.artifactId)).toEqual(Buffer.from('again'));
   });
 });

@@ -1,4 +1,5 @@
 import type { components, operations } from './generated/openapi.js';
+import { type ListFilters, listing, type PageQuery } from './listing.js';
 
 export type EventListItem = components['schemas']['EventListItem'];
 export type EventPage = components['schemas']['EventPage'];
@@ -16,13 +17,10 @@ type Time = Date | string;
  * and the creation window (`createdAfter` inclusive, `createdBefore` exclusive; a `Date` or an
  * ISO 8601 string with its offset). `limit` is the page size (1 to 200, default 50).
  */
-export type EventFilters = Omit<ListQuery, 'cursor' | 'createdAfter' | 'createdBefore'> & {
-  createdAfter?: Time;
-  createdBefore?: Time;
-};
+export type EventFilters = ListFilters<ListQuery, 'createdAfter' | 'createdBefore'>;
 
 /** One page's query: the filters, and `cursor`, the previous page's `nextCursor` (none or null: the first). */
-export type EventListQuery = EventFilters & { cursor?: string | null | undefined };
+export type EventListQuery = PageQuery<EventFilters>;
 
 /** The window of a recovery: events created at or after `since`, and before `until` (now when left out). */
 export interface RecoverWindow {
@@ -31,15 +29,6 @@ export interface RecoverWindow {
 }
 
 const iso = (t: Time) => (t instanceof Date ? t.toISOString() : t);
-
-function queryOf(filters: EventFilters, cursor: string | null | undefined): ListQuery {
-  const { createdAfter, createdBefore, ...rest } = filters;
-  const query: ListQuery = { ...rest };
-  if (createdAfter !== undefined) query.createdAfter = iso(createdAfter);
-  if (createdBefore !== undefined) query.createdBefore = iso(createdBefore);
-  if (cursor !== undefined && cursor !== null) query.cursor = cursor;
-  return query;
-}
 
 /** The calls `events` is made of, each carrying the client's key and retries. */
 export interface EventCalls {
@@ -57,23 +46,9 @@ export interface EventCalls {
  */
 export function eventOperations(calls: EventCalls) {
   return {
-    /** One page, newest first; for the next, the same filters with `cursor: page.nextCursor`. */
-    list(query: EventListQuery = {}): Promise<EventPage> {
-      const { cursor, ...filters } = query;
-      return calls.list(queryOf(filters, cursor));
-    },
+    ...listing(calls.list, ['createdAfter', 'createdBefore']),
 
-    /** Every event that matches, newest first, page after page: `for await (const e of …)`. */
-    async *iterate(filters: EventFilters = {}): AsyncGenerator<EventListItem, void, undefined> {
-      let cursor: string | null = null;
-      do {
-        const page = await calls.list(queryOf(filters, cursor));
-        yield* page.items;
-        cursor = page.nextCursor;
-      } while (cursor !== null);
-    },
-
-    /** The event's exact signed body and its attempts (with what your endpoint answered). */
+    /** The event's exact signed body and its attempts (with what your callback endpoint answered). */
     get: (eventId: string): Promise<EventDetail> => calls.get(eventId),
 
     /** Sends the event again now, under its id, signed with the secret in effect. */

@@ -1,18 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditEvent } from '../../domain/audit.js';
-import { ApiError } from '../errors.js';
 import { findAuditEvents, parseAuditQuery } from '../routes/audit-events.js';
 import { type ConsoleOptions, frameOf, html, signedIn, tenantOfState } from './context.js';
+import { fieldErrorsOf } from './page-routes.js';
 import { AuditTrail } from './pages/audit.js';
 import { Layout, page } from './pages/layout.js';
-
-/** The first message of a `400` from the API's audit query, or undefined for any other error. */
-function queryErrorOf(error: unknown): string | undefined {
-  if (!(error instanceof ApiError) || error.statusCode !== 400 || !error.details) return undefined;
-  if (Array.isArray(error.details)) return undefined;
-  const messages = Object.values(error.details.fieldErrors).flat();
-  return messages[0] ?? 'Not valid.';
-}
 
 /** /console/audit: the shown mode's audit trail through the API's own query and paging. */
 export async function consoleAuditRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
@@ -26,10 +18,11 @@ export async function consoleAuditRoutes(app: FastifyInstance, opts: ConsoleOpti
     let error: string | undefined;
     try {
       const query = parseAuditQuery({ ...raw, limit: limit === '' ? undefined : limit });
-      found = await findAuditEvents(tenant, query);
+      found = await findAuditEvents(tenant, query, opts);
     } catch (caught) {
-      error = queryErrorOf(caught);
-      if (error === undefined) throw caught;
+      const fields = fieldErrorsOf(caught);
+      if (!fields) throw caught;
+      error = Object.values(fields)[0] ?? 'Not valid.';
       reply.code(400);
     }
     // The keys that acted, named as the keys page names them.

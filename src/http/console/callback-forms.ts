@@ -1,6 +1,7 @@
+import { durationMs } from '../../domain/duration.js';
 import type { EndpointPut } from '../../webhooks/endpoints.js';
 import { ApiError } from '../errors.js';
-import { durationMs, endpointPutSchema, MAX_ACTIVATE_IN_MS } from '../webhook-endpoint-schemas.js';
+import { endpointPutSchema, MAX_ACTIVATE_IN_MS } from '../webhook-endpoint-schemas.js';
 import type { FormState } from './pages/callbacks.js';
 
 /** The form's string fields; anything else is dropped. */

@@ -53,7 +53,8 @@ const FORM_LABEL: Record<EndpointField, string> = {
 
 const NOTICES: Record<string, string> = {
   saved: 'The callback URL was saved. The signing secret your receiver has stays in effect.',
-  enabled: 'The endpoint is enabled: new events are sent again. Recover a window to send the held ones.',
+  enabled:
+    'The callback endpoint is enabled: new events are sent again. Recover a window to send the held ones.',
 };
 
 /** The credential whose endpoint the session manages in the mode shown (the API key's own, there). */

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ComponentChildren } from 'preact';
+import { z } from 'zod';
 import { isUuid } from '../../domain/ids.js';
-import type { ErasureCursor } from '../../store/tenant-access.js';
+import type { ErasureRecord, TenantAccess } from '../../store/tenant-access.js';
 import { ApiError } from '../errors.js';
+import { type ListAnswer, listCursor, parseListQuery, readList } from '../list-query.js';
 import { isSubjectReference, SUBJECT_MAX } from '../routes/erasures.js';
 import {
   type ConsoleOptions,
@@ -13,6 +15,7 @@ import {
   signedIn,
   tenantOfState,
 } from './context.js';
+import { fieldErrorsOf } from './page-routes.js';
 import { ConfirmErasure, ErasureDetail, Erasures } from './pages/erasures.js';
 import { Layout, page } from './pages/layout.js';
 import type { ConsoleState } from './session.js';
@@ -34,42 +37,53 @@ function erasuresPage(reply: FastifyReply, state: ConsoleState, title: string, b
   );
 }
 
-function encodeCursor(c: ErasureCursor): string {
-  return Buffer.from(JSON.stringify([c.requestedAt, c.erasureId]), 'utf8').toString('base64url');
-}
+const erasureListQuery = z.object({ cursor: listCursor }).strict();
 
-/** The page's starting point, or a `400` page for a link that was not one of ours. */
-function decodeCursor(text: unknown): ErasureCursor | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(String(text), 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2) {
-      const [requestedAt, erasureId] = value as unknown[];
-      if (typeof requestedAt === 'string' && !Number.isNaN(Date.parse(requestedAt))) {
-        if (typeof erasureId === 'string' && isUuid(erasureId)) return { requestedAt, erasureId };
-      }
-    }
-  } catch {
-    // Not ours: refused below.
-  }
-  throw new ApiError(400, 'BAD_REQUEST', 'This page link is not valid: start again from the erasures page.');
+/** A page of the account's erasures, newest first, by the lists' signed cursors. */
+function findErasures(tenant: TenantAccess, query: unknown, opts: ConsoleOptions) {
+  const { cursor } = parseListQuery(erasureListQuery, query);
+  return readList(
+    opts.cursors,
+    { list: 'erasures', tenantId: tenant.tenantId, limit: PAGE_SIZE, cursor },
+    (r) => tenant.erasures.list({ limit: r.limit, after: r.after }),
+    (erasure) => ({ at: erasure.requestedAt, id: erasure.erasureId }),
+    (erasure) => erasure,
+  );
 }
 
 function formOf(body: unknown): Record<string, unknown> {
   return (body ?? {}) as Record<string, unknown>;
 }
 
-async function listPage(reply: FastifyReply, state: ConsoleState, cursor: unknown, error?: string) {
-  const found = await tenantOfState(state).erasures.list({ limit: PAGE_SIZE, after: decodeCursor(cursor) });
-  const last = found.items.at(-1);
+/**
+ * The list page; a query that is not valid (a cursor of another account, mode or list, or altered)
+ * shows its message on an empty list with a `400`, as the other lists' pages do.
+ */
+async function listPage(
+  reply: FastifyReply,
+  state: ConsoleState,
+  opts: ConsoleOptions,
+  query: unknown,
+  error?: string,
+) {
+  let found: ListAnswer<ErasureRecord> = { items: [], nextCursor: null };
+  let listError: string | undefined;
+  try {
+    found = await findErasures(tenantOfState(state), query, opts);
+  } catch (caught) {
+    const fields = fieldErrorsOf(caught);
+    if (!fields) throw caught;
+    listError = Object.values(fields)[0];
+    reply.code(400);
+  }
   const view = {
     items: found.items,
-    nextHref:
-      found.more && last
-        ? `/console/erasures?cursor=${encodeCursor({ requestedAt: last.requestedAt, erasureId: last.erasureId })}`
-        : undefined,
+    nextHref: found.nextCursor
+      ? `/console/erasures?${new URLSearchParams({ cursor: found.nextCursor })}`
+      : undefined,
     manageCsrf: state.session.scope === 'manage' ? state.csrf : undefined,
     error,
+    listError,
   };
   return erasuresPage(reply, state, 'Erasures', <Erasures view={view} />);
 }
@@ -83,7 +97,7 @@ export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOp
   app.get('/erasures', async (request, reply) => {
     const state = await signedIn(request, reply, opts);
     if (!state) return reply;
-    return listPage(reply, state, (request.query as Record<string, unknown>).cursor);
+    return listPage(reply, state, opts, request.query);
   });
 
   app.post('/erasures/confirm', async (request, reply) => {
@@ -94,7 +108,7 @@ export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOp
     tenantOfState(state);
     const subject = formOf(request.body).subject;
     if (typeof subject !== 'string' || !isSubjectReference(subject)) {
-      return listPage(reply.code(400), state, undefined, BAD_SUBJECT);
+      return listPage(reply.code(400), state, opts, {}, BAD_SUBJECT);
     }
     return erasuresPage(
       reply,
@@ -112,7 +126,7 @@ export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOp
     const tenant = tenantOfState(state);
     const { subject, again } = formOf(request.body);
     if (typeof subject !== 'string' || !isSubjectReference(subject)) {
-      return listPage(reply.code(400), state, undefined, BAD_SUBJECT);
+      return listPage(reply.code(400), state, opts, {}, BAD_SUBJECT);
     }
     if (again !== subject) {
       return erasuresPage(

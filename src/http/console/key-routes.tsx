@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ComponentChildren } from 'preact';
 import { generateApiKey } from '../../auth/api-keys.js';
-import { parseDurationMs } from '../../config.js';
+import { durationMs } from '../../domain/duration.js';
 import { isUuid } from '../../domain/ids.js';
 import type { ApiMode } from '../../domain/mode.js';
 import type { TenantAccess } from '../../store/tenant-access.js';
@@ -52,7 +52,7 @@ function newKeyOf(body: unknown, now: Date): { mode: ApiMode; expiresAt: Date | 
   if ((mode !== 'live' && mode !== 'test') || !KEY_LIFETIMES.some((l) => l.value === expiresIn)) {
     throw new ApiError(400, 'BAD_REQUEST', 'Choose a mode and a lifetime from the lists.');
   }
-  const expiresAt = expiresIn === '' ? null : new Date(now.getTime() + parseDurationMs(expiresIn));
+  const expiresAt = expiresIn === '' ? null : new Date(now.getTime() + (durationMs(expiresIn) ?? 0));
   return { mode, expiresAt };
 }
 

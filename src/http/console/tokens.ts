@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { deriveKey } from '../../derive-key.js';
 import { sha256Hex } from '../../hash.js';
 
 /**
@@ -19,7 +20,7 @@ export class CsrfTokens {
   private readonly key: Buffer;
 
   constructor(secret: Buffer) {
-    this.key = createHmac('sha256', secret).update('healthspan console csrf v1').digest();
+    this.key = deriveKey(secret, 'consoleCsrf');
   }
 
   for(sessionId: string): string {

@@ -6,7 +6,12 @@ import { addToContext } from '../../context.js';
 import { isUuid } from '../../domain/ids.js';
 import { sha256Hex } from '../../hash.js';
 import { recreateArtifact } from '../../pipeline/recreate-artifact.js';
-import type { ArtifactGateway, DownloadableArtifact, TenantAccess } from '../../store/tenant-access.js';
+import {
+  type ArtifactGateway,
+  type DownloadableArtifact,
+  ObjectStoreUnavailableError,
+  type TenantAccess,
+} from '../../store/tenant-access.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
 import { ANY_ROUTE, errorResponses, successHeaders } from '../openapi-errors.js';
@@ -50,13 +55,30 @@ export const artifactPaths: ZodOpenApiPathsObject = {
             'application/json': { schema: { type: 'object' } },
           },
         },
+        '302': {
+          description:
+            'Only when the operator set ARTIFACT_DOWNLOAD=redirect: the bytes are at the presigned object-storage URL in Location, valid for 60 seconds (follow the redirect)',
+          headers: {
+            ...successHeaders(false),
+            Location: { description: 'presigned object URL', required: true, schema: { type: 'string' } },
+          },
+        },
         ...errorResponses({
-          codes: [...ANY_ROUTE, 'FORBIDDEN', 'ACCOUNT_INACTIVE', 'NOT_FOUND', 'RATE_LIMITED'],
+          codes: [
+            ...ANY_ROUTE,
+            'FORBIDDEN',
+            'ACCOUNT_INACTIVE',
+            'NOT_FOUND',
+            'RATE_LIMITED',
+            'SERVICE_UNAVAILABLE',
+          ],
           rateLimited: true,
           meanings: {
             ACCOUNT_INACTIVE: 'the account the artifact belongs to was deactivated',
             NOT_FOUND: 'the artifact is not available',
             RATE_LIMITED: 'too many requests from this address; wait for the Retry-After delay',
+            SERVICE_UNAVAILABLE:
+              'the report storage is unavailable for now; retry after the Retry-After delay',
           },
           messages: {
             RATE_LIMITED: 'Too many requests from this address (limit 120 per minute); retry after 1 minute.',
@@ -67,6 +89,25 @@ export const artifactPaths: ZodOpenApiPathsObject = {
   },
 };
 
+/** Seconds a download waits before trying again while the object store is unavailable. */
+const OBJECT_STORE_RETRY_AFTER_SECONDS = 30;
+
+/** The stored bytes; a `503` with `Retry-After` while the object store does not answer. */
+async function storedBytes(meta: DownloadableArtifact): Promise<Buffer | undefined> {
+  try {
+    return await meta.read();
+  } catch (error) {
+    if (!(error instanceof ObjectStoreUnavailableError)) throw error;
+    throw new ApiError(
+      503,
+      'SERVICE_UNAVAILABLE',
+      `This report cannot be read just now; try again in ${OBJECT_STORE_RETRY_AFTER_SECONDS} seconds.`,
+      undefined,
+      { 'retry-after': String(OBJECT_STORE_RETRY_AFTER_SECONDS) },
+    );
+  }
+}
+
 /**
  * An artifact's stored bytes, checked against their hash; missing or altered ones are rendered
  * again (the signed download and the console's preview).
@@ -76,7 +117,7 @@ export async function artifactBytes(
   meta: DownloadableArtifact,
   log: FastifyBaseLogger,
 ): Promise<Buffer> {
-  const body = await meta.read();
+  const body = await storedBytes(meta);
   if (body && sha256Hex(body) === meta.sha256) return body;
   log.warn({ artifactId: meta.artifactId }, 'artifact bytes missing or altered; rendering them again');
   const again = await recreateArtifact(tenant.artifacts, meta.artifactId);
@@ -84,9 +125,28 @@ export async function artifactBytes(
   return again;
 }
 
+/** How long a redirect's presigned object URL is valid: it cannot be revoked before then. */
+export const DIRECT_LINK_SECONDS = 60;
+
+/** A presigned object URL, or undefined to serve through the service (the store unavailable too). */
+async function directLink(meta: DownloadableArtifact, disposition: string): Promise<string | undefined> {
+  try {
+    return await meta.directLink(disposition, DIRECT_LINK_SECONDS);
+  } catch (error) {
+    if (!(error instanceof ObjectStoreUnavailableError)) throw error;
+    return undefined;
+  }
+}
+
 export async function artifactRoutes(
   app: FastifyInstance,
-  opts: { artifacts: ArtifactGateway; links: DownloadLinks; clock: Clock },
+  opts: {
+    artifacts: ArtifactGateway;
+    links: DownloadLinks;
+    clock: Clock;
+    /** ARTIFACT_DOWNLOAD=redirect: answer with a presigned object URL when the object is there. */
+    redirect: boolean;
+  },
 ): Promise<void> {
   app.get<{ Params: { artifactId: string }; Querystring: Record<string, unknown> }>(
     '/v1/artifacts/:artifactId/content',
@@ -107,13 +167,18 @@ export async function artifactRoutes(
       addToContext({ tenantId: tenant.tenantId });
       // A link issued before the account was deactivated dies with the account (issue 12).
       if (!meta.tenantActive) throw ApiError.accountInactive();
+      const disposition = `${meta.contentType.startsWith('application/json') ? 'attachment' : 'inline'}; filename="${meta.fileName}"`;
+      const direct = opts.redirect ? await directLink(meta, disposition) : undefined;
+      if (direct) {
+        await tenant.artifacts.downloaded(id, { actor: { type: 'download_link' }, requestId: request.id });
+        return reply.code(302).header('location', direct).header('cache-control', 'private, no-store').send();
+      }
       const body = await artifactBytes(tenant, meta, request.log);
       await tenant.artifacts.downloaded(id, { actor: { type: 'download_link' }, requestId: request.id });
       const content = { ...meta, body };
-      const disposition = content.contentType.startsWith('application/json') ? 'attachment' : 'inline';
       reply
         .header('content-type', content.contentType)
-        .header('content-disposition', `${disposition}; filename="${content.fileName}"`)
+        .header('content-disposition', disposition)
         .header('cache-control', 'private, no-store')
         .header('x-content-type-options', 'nosniff');
       if (content.contentType.startsWith('text/html')) reply.header('content-security-policy', HTML_CSP);

@@ -8,10 +8,10 @@ import {
   AUDIT_RESOURCE_TYPES,
   type AuditEvent,
 } from '../../domain/audit.js';
-import { isUuid } from '../../domain/ids.js';
-import type { AuditCursor, TenantAccess } from '../../store/tenant-access.js';
+import type { TenantAccess } from '../../store/tenant-access.js';
 import { tenantOf } from '../auth.js';
-import { ApiError } from '../errors.js';
+import type { PageCursors } from '../cursor.js';
+import { type ListAnswer, listCursor, listLimit, parseListQuery, readList } from '../list-query.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
 const isoDateTime = z.iso.datetime({ offset: true });
@@ -57,16 +57,9 @@ export const auditPageSchema = z
   })
   .meta({ id: 'AuditEventPage' });
 
-const auditQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
-    .default(50)
-    .meta({ description: 'Events per page, 1 to 200' }),
-  cursor: z.string().min(1).max(200).optional().meta({ description: 'nextCursor of the previous page' }),
-});
+const auditQuery = z.object({ limit: listLimit, cursor: listCursor }).strict();
+
+export type AuditListParams = z.output<typeof auditQuery>;
 
 export const auditPaths: ZodOpenApiPathsObject = {
   '/v1/audit-events': {
@@ -75,7 +68,8 @@ export const auditPaths: ZodOpenApiPathsObject = {
       summary: "Your account's audit trail, newest first",
       description:
         'Who read, created, downloaded or erased what in your account, and the operator changes to its keys ' +
-        'and callbacks. Events hold ids only, never submitted data.',
+        'and callbacks. Events hold ids only, never submitted data. Pages are walked with nextCursor, bound to ' +
+        'the key’s account and mode.',
       tags: ['Partner'],
       requestParams: { query: auditQuery },
       responses: {
@@ -84,67 +78,48 @@ export const auditPaths: ZodOpenApiPathsObject = {
           headers: successHeaders(true),
           content: { 'application/json': { schema: auditPageSchema } },
         },
-        ...errorResponses({ ...KEYED_OPERATION, codes: [...KEYED_OPERATION.codes, 'VALIDATION_ERROR'] }),
+        ...errorResponses({
+          ...KEYED_OPERATION,
+          codes: [...KEYED_OPERATION.codes, 'VALIDATION_ERROR'],
+          meanings: {
+            ...KEYED_OPERATION.meanings,
+            VALIDATION_ERROR:
+              'a query parameter is unknown or out of range, or the cursor was issued for another account, mode or ' +
+              'list (details.fieldErrors names it)',
+          },
+          messages: { VALIDATION_ERROR: 'The query parameters are not valid.' },
+        }),
       },
     },
   },
 };
 
-function encodeCursor(c: AuditCursor): string {
-  return Buffer.from(JSON.stringify([c.occurredAt, c.eventId]), 'utf8').toString('base64url');
+/** The API's audit query (limit, cursor), or its `400` naming each bad parameter. */
+export function parseAuditQuery(query: unknown): AuditListParams {
+  return parseListQuery(auditQuery, query);
 }
 
-function decodeCursor(text: string): AuditCursor | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 2) return undefined;
-    const [occurredAt, eventId] = value as unknown[];
-    if (typeof occurredAt !== 'string' || !isoDateTime.safeParse(occurredAt).success) return undefined;
-    if (typeof eventId !== 'string' || !isUuid(eventId)) return undefined;
-    return { occurredAt, eventId };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The API's audit query (limit, cursor), or its `400` with the field errors. */
-export function parseAuditQuery(query: unknown): { limit: number; after: AuditCursor | undefined } {
-  const parsed = auditQuery.safeParse(query);
-  const cursor =
-    parsed.success && parsed.data.cursor !== undefined ? decodeCursor(parsed.data.cursor) : undefined;
-  if (!parsed.success || (parsed.data.cursor !== undefined && !cursor)) {
-    const fieldErrors: Record<string, string[]> = {};
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const key = `query.${issue.path.join('.')}`;
-        fieldErrors[key] = [
-          key === 'query.limit' ? 'limit must be a whole number from 1 to 200.' : 'cursor is not valid.',
-        ];
-      }
-    } else {
-      fieldErrors['query.cursor'] = ['cursor is not valid; pass nextCursor from the previous page as it is.'];
-    }
-    throw ApiError.validation({ formErrors: [], fieldErrors });
-  }
-  return { limit: parsed.data.limit, after: cursor };
+export interface AuditListOptions {
+  cursors: PageCursors;
 }
 
 /** A page of the account's audit trail, newest first: the API's answer and the console's list. */
-export async function findAuditEvents(
+export function findAuditEvents(
   tenant: TenantAccess,
-  query: { limit: number; after: AuditCursor | undefined },
-): Promise<{ items: AuditEvent[]; nextCursor: string | null }> {
-  const page = await tenant.audit.list(query);
-  const last = page.items.at(-1);
-  return {
-    items: page.items,
-    nextCursor:
-      page.more && last ? encodeCursor({ occurredAt: last.occurredAt, eventId: last.eventId }) : null,
-  };
+  q: AuditListParams,
+  opts: AuditListOptions,
+): Promise<ListAnswer<AuditEvent>> {
+  return readList(
+    opts.cursors,
+    { list: 'audit-events', tenantId: tenant.tenantId, limit: q.limit, cursor: q.cursor },
+    (r) => tenant.audit.list({ limit: r.limit, after: r.after }),
+    (event) => ({ at: event.occurredAt, id: event.eventId }),
+    (event) => event,
+  );
 }
 
-export async function auditRoutes(app: FastifyInstance): Promise<void> {
+export async function auditRoutes(app: FastifyInstance, opts: AuditListOptions): Promise<void> {
   app.get('/v1/audit-events', { config: { auth: true } }, async (request) =>
-    findAuditEvents(tenantOf(request), parseAuditQuery(request.query)),
+    findAuditEvents(tenantOf(request), parseAuditQuery(request.query), opts),
   );
 }

@@ -10,7 +10,7 @@ import type {
   TenantAccess,
 } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
-import { ApiError } from '../errors.js';
+import { ApiError, parseBody } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
 /** What the routes need to send events again, within the account they are handed (`webhooks/events.ts`). */
@@ -172,7 +172,7 @@ export const eventResendPaths: ZodOpenApiPathsObject = {
       summary: 'Send again every event of a window that failed, was held or never went out',
       description:
         'Every event of the key’s account and mode created in [since, until) whose delivery failed, was held ' +
-        'while your endpoint was disabled, or never started (no endpoint then) is queued again, oldest first, ' +
+        'while your callback endpoint was disabled, or never started (no callback endpoint then) is queued again, oldest first, ' +
         'at the usual pace, each under its own id. An event already queued again (by an earlier recovery still ' +
         'running, or a redelivery) is not queued twice. Read progress with GET /v1/recoveries/{recoveryId}. Audited.',
       tags: ['Events'],
@@ -252,17 +252,11 @@ export const eventResendPaths: ZodOpenApiPathsObject = {
   },
 };
 
-function bodyError(error: z.ZodError, message: string): ApiError {
-  const { formErrors, fieldErrors } = z.flattenError(error);
-  return ApiError.validation({ formErrors, fieldErrors: fieldErrors as Record<string, string[]> }, message);
-}
-
 /** The recovery window of a request body, or a `400` naming the field. */
 export function recoveryWindow(body: unknown): RecoveryWindow {
-  const parsed = recoverRequestSchema.safeParse(body);
-  if (!parsed.success) throw bodyError(parsed.error, 'The recovery window is not valid.');
-  const since = new Date(parsed.data.since);
-  const until = parsed.data.until === undefined ? undefined : new Date(parsed.data.until);
+  const parsed = parseBody(recoverRequestSchema, body, 'The recovery window is not valid.');
+  const since = new Date(parsed.since);
+  const until = parsed.until === undefined ? undefined : new Date(parsed.until);
   if (until && until <= since) {
     throw ApiError.validation(
       { formErrors: [], fieldErrors: { until: ['until must be later than since.'] } },
@@ -310,8 +304,7 @@ export async function eventResendRoutes(app: FastifyInstance, opts: { sender: Ev
     '/v1/events/:eventId/redeliver',
     { config: { auth: true } },
     async (request, reply) => {
-      const parsed = redeliverRequestSchema.safeParse(request.body ?? {});
-      if (!parsed.success) throw bodyError(parsed.error, 'A redelivery takes no fields; send no body or {}.');
+      parseBody(redeliverRequestSchema, request.body, 'A redelivery takes no fields; send no body or {}.');
       const { eventId } = request.params;
       const sent = isUuid(eventId)
         ? await opts.sender.redeliver(tenantOf(request), eventId, originOf(request))

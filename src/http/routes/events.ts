@@ -5,7 +5,7 @@ import type { AuditOrigin } from '../../domain/audit.js';
 import { isUuid } from '../../domain/ids.js';
 import type { TenantAccess } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
-import type { CursorScope, PageCursors } from '../cursor.js';
+import type { PageCursors } from '../cursor.js';
 import { ApiError } from '../errors.js';
 import {
   DELIVERY_STATUSES,
@@ -19,17 +19,8 @@ import {
   eventPageExample,
   eventPageSchema,
 } from '../event-schemas.js';
-import {
-  cursorPosition,
-  listCursor,
-  listLimit,
-  parseListQuery,
-  queryTime,
-  timeWindow,
-} from '../list-query.js';
+import { listCursor, listLimit, parseListQuery, queryTime, readList, timeMessages } from '../list-query.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
-
-const TIME_FORMAT = 'an ISO 8601 time with its offset, e.g. 2026-11-21T12:00:00Z (send + as %2B)';
 
 const eventListQuery = z
   .object({
@@ -60,12 +51,9 @@ const eventListQuery = z
 const MESSAGES: Readonly<Record<string, string>> = {
   type: `type must be one of ${EVENT_TYPES.join(', ')}.`,
   deliveryStatus: `deliveryStatus must be one of ${DELIVERY_STATUSES.join(', ')}.`,
-  createdAfter: `createdAfter must be ${TIME_FORMAT}.`,
-  createdBefore: `createdBefore must be ${TIME_FORMAT}.`,
+  ...timeMessages('createdAfter', 'createdBefore'),
   partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
   partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
-  limit: 'limit must be a whole number from 1 to 200.',
-  cursor: 'cursor must be nextCursor from the previous page, as it was given.',
 };
 
 export type EventListParams = z.output<typeof eventListQuery>;
@@ -119,8 +107,8 @@ export const eventReadPaths: ZodOpenApiPathsObject = {
       summary: 'One event: the exact body that was signed, and its delivery attempts',
       description:
         'The event as it was signed and sent (body, a string of the exact bytes: verify a signature you ' +
-        'recorded against it), and every attempt kept: when, where, your endpoint’s status or why there was ' +
-        'none, how long it took, and the first 1 KiB of what your endpoint answered. Attempts are deleted after ' +
+        'recorded against it), and every attempt kept: when, where, your callback endpoint’s status or why there was ' +
+        'none, how long it took, and the first 1 KiB of what your callback endpoint answered. Attempts are deleted after ' +
         'WEBHOOK_ATTEMPT_RETENTION (30 days by default). The read is audited.',
       tags: ['Events'],
       requestParams: { path: eventIdParam },
@@ -167,39 +155,28 @@ export async function findEvents(
   origin: AuditOrigin,
   opts: EventListOptions,
 ): Promise<EventPage> {
-  const window = timeWindow(['createdAfter', 'createdBefore'], q.createdAfter, q.createdBefore);
-  const createdAfter = window.after;
-  const createdBefore = window.before;
-  // The filters as the list applies them (times in UTC): the same walk gives the same cursor.
   const filters = {
     type: q.type,
     deliveryStatus: q.deliveryStatus,
-    createdAfter: createdAfter?.toISOString(),
-    createdBefore: createdBefore?.toISOString(),
     partnerSubmissionId: q.partnerSubmissionId,
     partnerSubjectId: q.partnerSubjectId,
   };
-  const scope: CursorScope = { list: 'events', tenantId: tenant.tenantId, filters };
-  const position = cursorPosition(opts.cursors, scope, q.cursor);
-  const after = position && { createdAt: position.at, eventId: position.id };
-  const page = await tenant.events.list(
-    {
-      type: q.type,
-      deliveryStatus: q.deliveryStatus,
-      createdAfter,
-      createdBefore,
-      partnerSubmissionId: q.partnerSubmissionId,
-      partnerSubjectId: q.partnerSubjectId,
-      limit: q.limit,
-      after,
-    },
-    origin,
+  const window = {
+    names: ['createdAfter', 'createdBefore'],
+    after: q.createdAfter,
+    before: q.createdBefore,
+  } as const;
+  return readList(
+    opts.cursors,
+    { list: 'events', tenantId: tenant.tenantId, limit: q.limit, cursor: q.cursor, filters, window },
+    (r) =>
+      tenant.events.list(
+        { ...filters, createdAfter: r.from, createdBefore: r.to, limit: r.limit, after: r.after },
+        origin,
+      ),
+    (record) => ({ at: record.createdAt, id: record.eventId }),
+    eventListItem,
   );
-  const last = page.items.at(-1);
-  return {
-    items: page.items.map(eventListItem),
-    nextCursor: page.more && last ? opts.cursors.encode(scope, [last.createdAt, last.eventId]) : null,
-  };
 }
 
 /** The event with its attempts, or `404` for an id that is not one of this account's events. */

@@ -54,10 +54,11 @@ export const listenPaths: ZodOpenApiPathsObject = {
         'test-mode delivery: X-Healthspan-Signature and webhook-signature, timestamps, ids, X-Healthspan-Mode: test, ' +
         'signed with the listen secret of your API key) and body (the exact request body, byte for byte). ' +
         'The first message (`listen.started`) carries that listen secret, and as its id where the stream starts; the secret stays the same for the key, so configure ' +
-        'your local receiver with it once. It is never one of your endpoint’s signing secrets. Events are sent a ' +
-        'moment (about two seconds) after they are created, oldest first. After a dropped connection, reconnect with ' +
-        'the last id you received in Last-Event-ID: the stream resumes after that event, with none lost and none ' +
-        'repeated. Without it the stream starts with events from now on. A comment line (`: keep-alive`) is sent every ' +
+        'your local receiver with it once. It is never one of your callback endpoint’s signing secrets. Events are sent as ' +
+        'soon as they are committed, in the order they were written, and none is skipped however late it commits. ' +
+        'After a dropped connection, reconnect with the last id you received in Last-Event-ID: the stream resumes ' +
+        'after that event, with none lost and none repeated. Without it the stream starts after every event already ' +
+        'committed. A comment line (`: keep-alive`) is sent every ' +
         '15 seconds while it is quiet. One key may hold 5 streams open at once. Live keys get 403.',
       tags: ['Test mode'],
       requestParams: {
@@ -88,7 +89,7 @@ export const listenPaths: ZodOpenApiPathsObject = {
           meanings: {
             ...KEYED_OPERATION.meanings,
             VALIDATION_ERROR:
-              'Last-Event-ID is not an id this stream sent to this key, or a query parameter was given',
+              'Last-Event-ID is not an id this stream sent to this key (or one sent before the service was upgraded), or a query parameter was given',
             RATE_LIMITED:
               'too many requests for this API key, or the key already holds 5 streams open; wait for the Retry-After delay',
           },

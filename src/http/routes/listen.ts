@@ -34,24 +34,38 @@ function requireTestKey(request: FastifyRequest): void {
 
 const scopeOf = (tenantId: string): CursorScope => ({ list: 'listen', tenantId, filters: {} });
 
+/** A position's `at`: a decimal `listen_position` (an `xid8` is 64 bits: at most 20 digits). */
+const POSITION = /^\d{1,20}$/;
+
+function refuseId(message: string, reason: string): ApiError {
+  return new ApiError(400, 'VALIDATION_ERROR', message, {
+    formErrors: [],
+    fieldErrors: { 'header.last-event-id': [reason] },
+  });
+}
+
 /** Where a stream starts: after `Last-Event-ID`'s event, else now (only events from here on). */
-function startPosition(request: FastifyRequest, opts: ListenRouteOptions): ListenPosition {
+async function startPosition(request: FastifyRequest, opts: ListenRouteOptions): Promise<ListenPosition> {
   const header = request.headers['last-event-id'];
   const lastEventId = Array.isArray(header) ? header[0] : header;
-  if (lastEventId === undefined || lastEventId === '') {
-    return { createdAt: opts.clock().toISOString(), eventId: '00000000-0000-0000-0000-000000000000' };
-  }
-  const value = opts.cursors.decode(scopeOf(tenantOf(request).tenantId), lastEventId);
-  const [createdAt, eventId] = value ?? [];
-  if (typeof createdAt !== 'string' || typeof eventId !== 'string' || !isUuid(eventId)) {
-    throw new ApiError(
-      400,
-      'VALIDATION_ERROR',
-      'The Last-Event-ID header is not an id this stream sent to this key; reconnect without it.',
-      { formErrors: [], fieldErrors: { 'header.last-event-id': ['not an id this stream sent'] } },
+  const tenant = tenantOf(request);
+  if (lastEventId === undefined || lastEventId === '') return tenant.listen.now();
+  const value = opts.cursors.decode(scopeOf(tenant.tenantId), lastEventId);
+  const [at, eventId] = value ?? [];
+  if (typeof at === 'string' && !POSITION.test(at) && !Number.isNaN(Date.parse(at))) {
+    // Ids sent before 0.1.0's stream order (a timestamp, not a position) cannot be placed in it.
+    throw refuseId(
+      'The Last-Event-ID header comes from a stream opened before the service was upgraded; reconnect without it to receive events from now on.',
+      'an id from before an upgrade',
     );
   }
-  return { createdAt, eventId };
+  if (typeof at !== 'string' || !POSITION.test(at) || typeof eventId !== 'string' || !isUuid(eventId)) {
+    throw refuseId(
+      'The Last-Event-ID header is not an id this stream sent to this key; reconnect without it.',
+      'not an id this stream sent',
+    );
+  }
+  return { at, eventId };
 }
 
 async function openStream(request: FastifyRequest, reply: FastifyReply, opts: ListenRouteOptions) {
@@ -59,7 +73,7 @@ async function openStream(request: FastifyRequest, reply: FastifyReply, opts: Li
   parseListQuery(z.object({}).strict(), request.query, {});
   const { keyId } = principalOf(request);
   const tenant = tenantOf(request);
-  const position = startPosition(request, opts);
+  const position = await startPosition(request, opts);
   if (opts.streams.openFor(keyId) >= MAX_STREAMS_PER_KEY) {
     throw new ApiError(
       429,
@@ -79,7 +93,7 @@ async function openStream(request: FastifyRequest, reply: FastifyReply, opts: Li
     // nginx and similar proxies pass each message on at once instead of buffering the stream.
     'x-accel-buffering': 'no',
   });
-  const idOf = (p: ListenPosition) => opts.cursors.encode(scopeOf(tenant.tenantId), [p.createdAt, p.eventId]);
+  const idOf = (p: ListenPosition) => opts.cursors.encode(scopeOf(tenant.tenantId), [p.at, p.eventId]);
   // First a reconnect delay for EventSource clients, then the secret the forwards are signed
   // with. Its id is where the stream starts: a client that loses the connection before any event
   // came resumes from there, and misses none made meanwhile.
@@ -90,7 +104,7 @@ async function openStream(request: FastifyRequest, reply: FastifyReply, opts: Li
     tenant,
     secret,
     position,
-    idAfter: (event) => idOf({ createdAt: event.createdAt, eventId: event.eventId }),
+    idAfter: (event) => idOf({ at: event.at, eventId: event.eventId }),
   });
 }
 

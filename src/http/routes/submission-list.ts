@@ -6,15 +6,8 @@ import type { AuditOrigin } from '../../domain/audit.js';
 import { SUBMISSION_STATUSES } from '../../domain/statuses.js';
 import type { TenantAccess } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
-import type { CursorScope, PageCursors } from '../cursor.js';
-import {
-  cursorPosition,
-  listCursor,
-  listLimit,
-  parseListQuery,
-  queryTime,
-  timeWindow,
-} from '../list-query.js';
+import type { PageCursors } from '../cursor.js';
+import { listCursor, listLimit, parseListQuery, queryTime, readList, timeMessages } from '../list-query.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import {
   type SubmissionPage,
@@ -22,8 +15,6 @@ import {
   submissionPageExample,
   submissionPageSchema,
 } from '../submission-list-item.js';
-
-const TIME_FORMAT = 'an ISO 8601 time with its offset, e.g. 2026-11-21T12:00:00Z (send + as %2B)';
 
 const submissionListQuery = z
   .object({
@@ -54,10 +45,7 @@ const MESSAGES: Readonly<Record<string, string>> = {
   status: `status must be one of ${SUBMISSION_STATUSES.join(', ')}.`,
   partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
   partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
-  receivedAfter: `receivedAfter must be ${TIME_FORMAT}.`,
-  receivedBefore: `receivedBefore must be ${TIME_FORMAT}.`,
-  limit: 'limit must be a whole number from 1 to 200.',
-  cursor: 'cursor must be nextCursor from the previous page, as it was given.',
+  ...timeMessages('receivedAfter', 'receivedBefore'),
 };
 
 export const submissionListPaths: ZodOpenApiPathsObject = {
@@ -124,39 +112,32 @@ export async function findSubmissions(
   origin: AuditOrigin,
   opts: SubmissionListOptions,
 ): Promise<SubmissionPage> {
-  const window = timeWindow(['receivedAfter', 'receivedBefore'], q.receivedAfter, q.receivedBefore);
-  const receivedAfter = window.after;
-  const receivedBefore = window.before;
-  // The filters as the list applies them (times in UTC): the same walk gives the same cursor.
   const filters = {
     status: q.status,
     partnerSubjectId: q.partnerSubjectId,
     partnerSubmissionId: q.partnerSubmissionId,
-    receivedAfter: receivedAfter?.toISOString(),
-    receivedBefore: receivedBefore?.toISOString(),
   };
-  const scope: CursorScope = { list: 'submissions', tenantId: tenant.tenantId, filters };
-  const position = cursorPosition(opts.cursors, scope, q.cursor);
-  const after = position && { receivedAt: position.at, submissionId: position.id };
-  const page = await tenant.submissions.list(
-    { ...filters, receivedAfter, receivedBefore, limit: q.limit, after },
-    origin,
-  );
+  const window = {
+    names: ['receivedAfter', 'receivedBefore'],
+    after: q.receivedAfter,
+    before: q.receivedBefore,
+  } as const;
   const now = opts.clock();
-  const last = page.items.at(-1);
-  return {
-    items: page.items.map((record) => submissionListItem(record, now)),
-    nextCursor: page.more && last ? opts.cursors.encode(scope, [last.receivedAt, last.submissionId]) : null,
-  };
+  return readList(
+    opts.cursors,
+    { list: 'submissions', tenantId: tenant.tenantId, limit: q.limit, cursor: q.cursor, filters, window },
+    (r) =>
+      tenant.submissions.list(
+        { ...filters, receivedAfter: r.from, receivedBefore: r.to, limit: r.limit, after: r.after },
+        origin,
+      ),
+    (record) => ({ at: record.receivedAt, id: record.submissionId }),
+    (record) => submissionListItem(record, now),
+  );
 }
 
 export async function submissionListRoutes(app: FastifyInstance, opts: SubmissionListOptions): Promise<void> {
   app.get('/v1/submissions', { config: { auth: true } }, async (request) =>
-    findSubmissions(
-      tenantOf(request),
-      parseListQuery(submissionListQuery, request.query, MESSAGES),
-      originOf(request),
-      opts,
-    ),
+    findSubmissions(tenantOf(request), parseSubmissionListQuery(request.query), originOf(request), opts),
   );
 }

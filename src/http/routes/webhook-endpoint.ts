@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
+import { DURATION_EXAMPLES, durationMs } from '../../domain/duration.js';
 import { EndpointInputError, type EndpointOwner, type WebhookEndpoints } from '../../webhooks/endpoints.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
-import { ApiError, type ErrorCode } from '../errors.js';
+import { ApiError, type ErrorCode, parseBody } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import {
   disabledExample,
-  durationMs,
   endpointExample,
   endpointPutAnswerSchema,
   endpointPutSchema,
@@ -99,7 +99,7 @@ const putOperation: ZodOpenApiOperationObject = {
 
 const deleteOperation: ZodOpenApiOperationObject = {
   operationId: 'deleteWebhookEndpoint',
-  summary: 'Stop callbacks: remove your endpoint, its receiver key and signing secrets',
+  summary: 'Stop callbacks: remove your callback endpoint, its receiver key and signing secrets',
   description:
     'No callback is sent for the key’s mode any more. Events are still recorded (GET /v1/events shows them as ' +
     'failed for want of an endpoint) and a recovery can send them once an endpoint is registered again, with ' +
@@ -170,28 +170,6 @@ function ownerOf(request: FastifyRequest): EndpointOwner {
   return { tenant: tenantOf(request), partnerId: principal.partnerId, mode: principal.mode };
 }
 
-/** A body that does not match `schema`: `400 VALIDATION_ERROR`, each problem under its field's path. */
-function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const parsed = schema.safeParse(body ?? {});
-  if (parsed.success) return parsed.data;
-  const fieldErrors: Record<string, string[]> = {};
-  const formErrors: string[] = [];
-  for (const issue of parsed.error.issues) {
-    if (issue.code === 'unrecognized_keys') {
-      const at = issue.path.map(String).join('.');
-      for (const key of issue.keys) {
-        const name = at ? `${at}.${key}` : key;
-        fieldErrors[name] = [`${name} is not a field of this request.`];
-      }
-      continue;
-    }
-    const name = issue.path.map(String).join('.');
-    if (name === '') formErrors.push(issue.message);
-    else fieldErrors[name] = [...(fieldErrors[name] ?? []), issue.message];
-  }
-  throw ApiError.validation({ formErrors, fieldErrors }, 'The request body is not valid.');
-}
-
 function fieldError(field: string, message: string): ApiError {
   return ApiError.validation(
     { formErrors: [], fieldErrors: { [field]: [message] } },
@@ -234,7 +212,7 @@ export async function webhookEndpointRoutes(
     if (ms === undefined || ms > MAX_ACTIVATE_IN_MS) {
       throw fieldError(
         'activateIn',
-        'activateIn must be a duration such as 0s, 30m, 24h or 7d, at most 30d.',
+        `activateIn must be a duration such as ${DURATION_EXAMPLES}, at most 30d.`,
       );
     }
     const owner = ownerOf(request);

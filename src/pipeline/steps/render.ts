@@ -1,5 +1,10 @@
 import type { ArtifactType } from '../../domain/submission/index.js';
-import { type JobDefinition, PermanentJobError } from '../../queue/types.js';
+import { DependencyUnavailableError, type JobDefinition, PermanentJobError } from '../../queue/types.js';
+import {
+  type ArtifactBytes,
+  type ArtifactStore,
+  ObjectStoreUnavailableError,
+} from '../../store/artifact-store.js';
 import { emit } from '../../telemetry/events.js';
 import { tracing } from '../../telemetry/tracing.js';
 import { renderSource } from '../recreate-artifact.js';
@@ -25,8 +30,24 @@ function reportRenders(rendered: Map<ArtifactType, RenderedReport>): void {
 }
 
 /**
+ * With an object store, the bytes are written before the commit that marks them available: a
+ * crash between the two leaves objects no row points to (the cleaner deletes them) and the
+ * artifacts pending, so the step runs again. While the store is down the step is retried
+ * without limit: the submission waits for its reports rather than completing without them.
+ */
+async function writeObjects(artifacts: ArtifactStore, written: readonly ArtifactBytes[]): Promise<void> {
+  try {
+    await artifacts.write(written);
+  } catch (error) {
+    if (!(error instanceof ObjectStoreUnavailableError)) throw error;
+    throw new DependencyUnavailableError(error.message, 'ObjectStoreUnavailable');
+  }
+}
+
+/**
  * `pipeline.render_reports`: the result's pending reports, rendered outside any transaction;
- * their bytes and the rows that say "available" are then written in one commit. The result is
+ * their bytes and the rows that say "available" are then written in one commit (with an object
+ * store, the bytes are written to it first and the commit writes the rows). The result is
  * read from the store even when chained: a re-run of the score step may find some of its
  * artifacts available already.
  */
@@ -63,9 +84,10 @@ export function renderStep(deps: PipelineDeps, end: SubmissionEnd): JobDefinitio
             ]
           : [];
       });
+      await writeObjects(store.artifacts, written);
       return async (trx, completion) => {
         const now = ctx.clock();
-        await results.storeAvailable(trx, result.resultId, written, now);
+        await results.storeAvailable(trx, result.resultId, written, now, store.artifacts.inDatabase);
         await end.complete(trx, job, now, completion);
       };
     },
@@ -86,6 +108,9 @@ export function renderStep(deps: PipelineDeps, end: SubmissionEnd): JobDefinitio
       });
     },
     afterFailed: (job) => end.finished(job, 'completed', clock()),
-    summarize: () => 'Preparing the reports failed because of an internal error.',
+    summarize: (error) =>
+      error instanceof DependencyUnavailableError
+        ? 'The report storage is unavailable; the reports will be stored once it answers again.'
+        : 'Preparing the reports failed because of an internal error.',
   };
 }

@@ -1,4 +1,6 @@
 import type { Clock } from '../../clock.js';
+import { isUuid } from '../../domain/ids.js';
+import { ObjectStoreUnavailableError } from '../../store/artifact-store.js';
 import type { SystemStore } from '../../store/index.js';
 import { MAINTENANCE_LOCK_KEYS } from '../../store/locks.js';
 import { CLEANER_DEFAULTS } from '../defaults.js';
@@ -7,7 +9,7 @@ import type { MaintenanceService, PassReport } from './service.js';
 export interface CleanerOptions {
   store: Pick<
     SystemStore,
-    'maintenance' | 'batcher' | 'tryExclusive' | 'erasures' | 'audit' | 'flushDeletes'
+    'maintenance' | 'batcher' | 'tryExclusive' | 'erasures' | 'audit' | 'flushDeletes' | 'artifacts' | 'db'
   >;
   clock: Clock;
   /** Finished (completed or failed) jobs and their attempts are deleted this long after finishing. */
@@ -31,6 +33,15 @@ export interface CleanerOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * An object younger than this is never taken for an orphan: the render step writes its objects
+ * moments before the commit that marks them available, and a sweep must not see that gap.
+ */
+export const ORPHAN_GRACE_MS = 60 * 60_000;
+/** Objects one pass looks at, at most: a bucket of millions is swept over many passes. */
+const SWEEP_PER_PASS = 5_000;
+const SWEEP_PAGE = 1_000;
 
 /** Submissions considered per retention transaction at most (the time budget usually stops it first). */
 const RETENTION_BATCH = 200;
@@ -56,6 +67,8 @@ export class Cleaner implements MaintenanceService {
   private readonly auditRetentionDays: number;
   private readonly webhookAttemptRetentionMs: number;
   private readonly erasureBudgetMs: number;
+  /** Where the next sweep of the object store goes on from (its start when undefined). */
+  private sweepFrom: string | undefined;
 
   constructor(private readonly o: CleanerOptions) {
     this.intervalMs = o.intervalMs ?? CLEANER_DEFAULTS.intervalMs;
@@ -83,8 +96,10 @@ export class Cleaner implements MaintenanceService {
       auditEvents: 0,
       webhookAttempts: 0,
       expiredSubmissions: 0,
+      orphanObjects: 0,
     };
     report.expiredSubmissions = await this.expireSubmissions(new Date(now));
+    report.orphanObjects = await this.sweepOrphans(new Date(now - ORPHAN_GRACE_MS));
     for (;;) {
       const batch = await this.batch(async (trx) => {
         const jobs = await this.o.store.maintenance.deleteFinishedJobs(trx, jobsBefore, this.batchSize);
@@ -130,14 +145,16 @@ export class Cleaner implements MaintenanceService {
    * deleted rows are made unreadable in the database's files.
    */
   private async expireSubmissions(now: Date): Promise<number> {
-    const { maintenance, erasures, audit } = this.o.store;
+    const { maintenance, erasures, audit, artifacts } = this.o.store;
     let total = 0;
     for (;;) {
       const batch = await this.batch(async (trx) => {
         const started = performance.now();
         const expired = await maintenance.expiredSubmissions(trx, now, this.retentionDays, RETENTION_BATCH);
         let erased = 0;
+        const artifactIds: string[] = [];
         for (const submission of expired) {
+          if (!artifacts.inDatabase) artifactIds.push(...(await erasures.artifactIdsOf(trx, submission.id)));
           await erasures.eraseSubmission(trx, submission.id, null);
           await audit.record(
             trx,
@@ -149,14 +166,46 @@ export class Cleaner implements MaintenanceService {
           erased++;
           if (performance.now() - started >= this.erasureBudgetMs) break;
         }
-        return { erased, more: erased < expired.length || expired.length === RETENTION_BATCH };
+        return {
+          erased,
+          artifactIds,
+          more: erased < expired.length || expired.length === RETENTION_BATCH,
+        };
       });
       if (!batch) break;
+      // After the commit: a failure leaves objects no row points to, which the sweep deletes.
+      await artifacts.delete(batch.artifactIds).catch(() => undefined);
       total += batch.erased;
       if (!batch.more || batch.erased === 0) break;
     }
     if (total > 0) await this.o.store.flushDeletes();
     return total;
+  }
+
+  /**
+   * Deletes objects that no available artifact names: written by a render whose commit never
+   * came (a crash between the two), or left by an erasure whose deletes failed after its commit.
+   * Only objects written before `before`; a store that does not answer is swept next pass.
+   */
+  private async sweepOrphans(before: Date): Promise<number> {
+    const { artifacts, maintenance, db } = this.o.store;
+    if (artifacts.inDatabase) return 0;
+    let deleted = 0;
+    try {
+      for (let seen = 0; seen < SWEEP_PER_PASS; seen += SWEEP_PAGE) {
+        const page = await artifacts.stored(before, this.sweepFrom, SWEEP_PAGE);
+        this.sweepFrom = page.next;
+        const named = page.artifactIds.filter(isUuid);
+        const alive = await maintenance.availableArtifacts(db, named);
+        const orphans = page.artifactIds.filter((id) => !alive.has(id));
+        await artifacts.delete(orphans);
+        deleted += orphans.length;
+        if (page.next === undefined) break;
+      }
+    } catch (error) {
+      if (!(error instanceof ObjectStoreUnavailableError)) throw error;
+    }
+    return deleted;
   }
 
   /** One batch under the cleaner's lock; undefined when another process holds it. */

@@ -196,6 +196,7 @@ function writes(
   const ingestQuery = namedQuery(ingestStatement(db).compile());
   const results = new QueriesByCount();
   const marks = new QueriesByCount();
+  const rowMarks = new QueriesByCount();
   return {
     ingest(rows: IngestRows): Promise<IngestWrite> {
       return committer.submit(
@@ -232,6 +233,7 @@ function writes(
       resultId: string,
       artifacts: readonly AvailableArtifactValues[],
       now: string,
+      withBytes: boolean,
     ) {
       if (artifacts.length === 0) {
         await runner.run(
@@ -242,11 +244,14 @@ function writes(
         return;
       }
       // One single-row update per artifact, by primary key: an `update … from (values …)` join
-      // was planned as a scan of the whole artifacts table.
-      const query = marks.get(artifacts.length, () => {
-        let statement = db
-          .with('contents', (qc) => upsertArtifactContents(qc, artifacts.length))
-          .with('a0', () => markArtifactAvailable(db, 0));
+      // was planned as a scan of the whole artifacts table. Without `withBytes` (an object store
+      // holds them) the rows alone.
+      const query = (withBytes ? marks : rowMarks).get(artifacts.length, () => {
+        let statement = withBytes
+          ? db
+              .with('contents', (qc) => upsertArtifactContents(qc, artifacts.length))
+              .with('a0', () => markArtifactAvailable(db, 0))
+          : db.with('a0', () => markArtifactAvailable(db, 0));
         for (let i = 1; i < artifacts.length; i++)
           statement = statement.with(`a${i}`, () => markArtifactAvailable(db, i));
         return namedQuery(touchResult(statement).compile());

@@ -9,19 +9,15 @@ import type {
 import { iso } from '../codec.js';
 import type { AuditEventTable } from '../database.js';
 import type { Driver } from '../driver.js';
+import { type KeysetPage, type KeysetPosition, keysetPage } from '../keyset.js';
 import type { Executor, NamedQuery } from '../prepared.js';
 import { AUDIT_COLUMNS, type AuditEntry, auditRow } from '../rows.js';
 import { insertAuditEvent } from '../statements.js';
 
-/** Where a page of events starts: after this one (newest first). */
-export interface AuditCursor {
-  occurredAt: string;
-  eventId: string;
-}
-
 export interface AuditQuery {
   limit: number;
-  after?: AuditCursor | undefined;
+  /** Where a page starts: after this event's (occurredAt, eventId); older ones follow. */
+  after?: KeysetPosition | undefined;
   /** Only events at or after this time (operators). */
   since?: Date | undefined;
   action?: AuditAction | undefined;
@@ -48,28 +44,16 @@ export class AuditRepository {
     await this.driver.runner.run(trx, this.insert, { e: auditRow(tenantId, entry, origin, now) });
   }
 
-  /** One account's events, newest first; `limit + 1` are read to know whether more follow. */
-  async list(tenantId: string, q: AuditQuery): Promise<{ items: AuditEvent[]; more: boolean }> {
+  /** One account's events, newest first (`audit_events_tenant_idx`). */
+  async list(tenantId: string, q: AuditQuery): Promise<KeysetPage<AuditEvent>> {
     let query = this.driver.db
       .selectFrom('audit_events')
       .select(AUDIT_COLUMNS)
-      .where('tenant_id', '=', tenantId)
-      .orderBy('occurred_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(q.limit + 1);
-    const after = q.after;
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('occurred_at', '<', after.occurredAt),
-          eb.and([eb('occurred_at', '=', after.occurredAt), eb('id', '<', after.eventId)]),
-        ]),
-      );
-    }
+      .where('tenant_id', '=', tenantId);
     if (q.since) query = query.where('occurred_at', '>=', q.since.toISOString());
     if (q.action) query = query.where('action', '=', q.action);
-    const rows = await query.execute();
-    return { items: rows.slice(0, q.limit).map(toEvent), more: rows.length > q.limit };
+    const page = await keysetPage(query, { at: 'occurred_at', id: 'id' }, q);
+    return { items: page.items.map(toEvent), more: page.more };
   }
 
   /** Events older than `before` (AUDIT_RETENTION_DAYS), at most `limit` per call. */

@@ -5,6 +5,7 @@ import type { Driver } from '../driver.js';
 import { ERASURE_JOB_TYPE } from '../erasure-job-type.js';
 import type { LedgerEntry } from '../erasure-ledger.js';
 import { newId, subjectIdFor } from '../ids.js';
+import { type KeysetPage, type KeysetPosition, keysetPage } from '../keyset.js';
 import type { Executor } from '../prepared.js';
 import type { AuditRepository } from './audit.js';
 import type { JobsRepository } from './jobs.js';
@@ -29,10 +30,10 @@ export interface ErasureRecord {
   counts: ErasureCounts;
 }
 
-/** Where a page of erasures starts: after this one (newest first). */
-export interface ErasureCursor {
-  requestedAt: string;
-  erasureId: string;
+export interface ErasureListQuery {
+  limit: number;
+  /** Where a page starts: after this erasure's (requestedAt, erasureId); older ones follow. */
+  after?: KeysetPosition | undefined;
 }
 
 /** Seals the partner's subject reference an erasure keeps to show back (`secret-box.ts`). */
@@ -263,29 +264,14 @@ export class ErasureRepository {
     return this.read(erasureId, tenantId);
   }
 
-  /** One account's erasures, newest first; `limit + 1` are read to know whether more follow. */
-  async list(
-    tenantId: string,
-    q: { limit: number; after?: ErasureCursor | undefined },
-  ): Promise<{ items: ErasureRecord[]; more: boolean }> {
-    let query = this.driver.db
-      .selectFrom('erasures')
-      .selectAll()
-      .where('tenant_id', '=', tenantId)
-      .orderBy('requested_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(q.limit + 1);
-    const after = q.after;
-    if (after) {
-      query = query.where((eb) =>
-        eb.or([
-          eb('requested_at', '<', after.requestedAt),
-          eb.and([eb('requested_at', '=', after.requestedAt), eb('id', '<', after.erasureId)]),
-        ]),
-      );
-    }
-    const rows = await query.execute();
-    return { items: rows.slice(0, q.limit).map((row) => this.toRecord(row)), more: rows.length > q.limit };
+  /**
+   * One account's erasures, newest first (`erasures_requested_idx`); `after`: the last one's
+   * (requestedAt, erasureId).
+   */
+  async list(tenantId: string, q: ErasureListQuery): Promise<KeysetPage<ErasureRecord>> {
+    const query = this.driver.db.selectFrom('erasures').selectAll().where('tenant_id', '=', tenantId);
+    const page = await keysetPage(query, { at: 'requested_at', id: 'id' }, q);
+    return { items: page.items.map((row) => this.toRecord(row)), more: page.more };
   }
 
   /** An erasure of any account (the operator's `erasures show`). */
@@ -330,6 +316,16 @@ export class ErasureRepository {
       .returning('tenant_id')
       .executeTakeFirst();
     return { completedTenantId: completed?.tenant_id };
+  }
+
+  /** The submission's artifacts: their bytes in an object store go with the submission. */
+  async artifactIdsOf(db: Executor, submissionId: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom('artifacts')
+      .select('id')
+      .where('submission_id', '=', submissionId)
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   /**

@@ -1,20 +1,16 @@
 import type { AuditOrigin } from '../../domain/audit.js';
 import { iso, isoOrNull } from '../codec.js';
 import type { Driver } from '../driver.js';
+import { type KeysetPage, type KeysetPosition, keysetPage } from '../keyset.js';
 import type { Executor } from '../prepared.js';
 import type { AuditEntry } from '../rows.js';
 import { submissionsByReference } from './submission-list.js';
 import type { EventFailureReason, EventStatus } from './webhooks.js';
 
-/** Where a page starts: after this event (newest first: older ones follow). */
-export interface EventListPosition {
-  createdAt: string;
-  eventId: string;
-}
-
 export interface EventListQuery {
   limit: number;
-  after?: EventListPosition | undefined;
+  /** Where a page starts: after this event's (createdAt, eventId); older ones follow. */
+  after?: KeysetPosition | undefined;
   type?: string | undefined;
   deliveryStatus?: EventStatus | undefined;
   /** Created at or after this time. */
@@ -44,10 +40,7 @@ export interface EventListRecord {
   attemptCount: number;
 }
 
-export interface EventListPage {
-  items: EventListRecord[];
-  more: boolean;
-}
+export type EventListPage = KeysetPage<EventListRecord>;
 
 /** One attempt to send an event, as its partner reads it back. */
 export interface EventAttemptRecord {
@@ -162,28 +155,18 @@ export class TenantEvents {
 
   async list(q: EventListQuery, origin: AuditOrigin): Promise<EventListPage> {
     let query = this.items(this.driver.db);
-    const { after } = q;
-    if (after) {
-      query = query.where(({ eb, refTuple, tuple }) =>
-        eb(refTuple('e.created_at', 'e.id'), '<', tuple(after.createdAt, after.eventId)),
-      );
-    }
     if (q.type !== undefined) query = query.where('e.event_type', '=', q.type);
     if (q.deliveryStatus !== undefined) query = query.where('e.status', '=', q.deliveryStatus);
     if (q.createdAfter) query = query.where('e.created_at', '>=', q.createdAfter.toISOString());
     if (q.createdBefore) query = query.where('e.created_at', '<', q.createdBefore.toISOString());
     const submissions = submissionsByReference(this.driver.db, this.tenantId, q);
     if (submissions) query = query.where('r.submission_id', 'in', submissions);
-    const rows = (await query
-      .orderBy('e.created_at', 'desc')
-      .orderBy('e.id', 'desc')
-      .limit(q.limit + 1)
-      .execute()) as ItemRow[];
+    const page = await keysetPage(query, { at: 'e.created_at', id: 'e.id' }, q);
     await this.recordRead(
       { action: 'event.listed', resourceType: 'tenant', resourceId: this.tenantId },
       origin,
     );
-    return { items: rows.slice(0, q.limit).map(toItem), more: rows.length > q.limit };
+    return { items: (page.items as ItemRow[]).map(toItem), more: page.more };
   }
 
   /** The event with its body and attempts; undefined for another account's (or no) event. */

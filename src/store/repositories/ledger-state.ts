@@ -10,7 +10,7 @@ export interface LedgerState extends LedgerPosition {
 }
 
 /**
- * The database's side of the erasure ledger (`0018_erasure_ledger`): one row holding the last
+ * The database's side of the erasure ledger (`0021_erasure_ledger`): one row holding the last
  * ledger entry the database applied. Writing an entry holds that row from the ledger append to
  * the commit, so appends from every process and connection are serialised by the database
  * itself (SQLite's one writer; PostgreSQL's row lock), and the ledger's order is the commit

@@ -1,17 +1,24 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import { answerSnippet } from '../../domain/answer-snippet.js';
-import { iso } from '../codec.js';
 import type { Database } from '../database.js';
+import type { DriverName } from '../driver.js';
 
-/** A place in an account's events, oldest first: after this event. */
+/**
+ * A place in an account's events, in stream order: after this event. `at` is a
+ * `listen_position` as a decimal string (an `xid8` on PostgreSQL, a counter on SQLite).
+ */
 export interface ListenPosition {
-  createdAt: string;
+  at: string;
   eventId: string;
 }
 
+/** Sorts after every event id: a position with it is after every event at its `at`. */
+const LAST_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
 export interface ListenEvent {
   eventId: string;
-  createdAt: string;
+  /** Its `listen_position`, as `ListenPosition.at`. */
+  at: string;
   /** The exact bytes every delivery of the event sends. */
   body: string;
 }
@@ -31,35 +38,73 @@ export interface ListenAnswer {
 }
 
 /**
- * One account's `result.ready` events for the listen stream, oldest first by keyset on
- * (created_at, id) (`webhook_events_list_idx`), and the answers `healthspan listen` reports,
- * kept as `listen` attempts of the event beside the service's own delivery attempts.
+ * One account's `result.ready` events for the listen stream, in an order no later commit can
+ * fall behind (`webhook_events_listen_idx`), and the answers `healthspan listen` reports, kept
+ * as `listen` attempts of the event beside the service's own delivery attempts.
+ *
+ * The order is (`listen_position`, id). On SQLite the position is a counter taken inside the
+ * inserting transaction, and SQLite commits one write transaction at a time, so what a stream
+ * has not yet seen always comes after it. On PostgreSQL the position is the inserting
+ * transaction's id, and ids are taken in one order and committed in another (the commit lanes);
+ * so a read takes only positions below its snapshot's xmin, the oldest transaction still
+ * running anywhere on the server: every transaction below it has committed or rolled back, and
+ * no new one can get an id below it. A transaction held open holds back the events of those that
+ * came after it (they are sent once it ends), never past them: a delay, not a loss. This is the
+ * transactional-outbox read, and costs the write path nothing (the default fills the column).
  */
 export class TenantListen {
   constructor(
     private readonly db: Kysely<Database>,
+    private readonly dialect: DriverName,
     readonly tenantId: string,
   ) {}
 
-  /** Events after `after` created before `settledBefore`, oldest first. */
-  async after(after: ListenPosition, settledBefore: Date, limit: number): Promise<ListenEvent[]> {
-    const rows = await this.db
+  /**
+   * Where a stream opened now starts: after every event of the account visible now. On
+   * PostgreSQL also after every position below the oldest running transaction, so the events of
+   * transactions still open are streamed (those with an id above the account's newest visible
+   * event's, that is: an event begun before the stream and committed after it may go either way).
+   */
+  async now(): Promise<ListenPosition> {
+    if (this.dialect === 'sqlite') {
+      const row = await this.db
+        .selectFrom('listen_counter')
+        .select('position')
+        .where('id', '=', 1)
+        .executeTakeFirstOrThrow();
+      return { at: String(row.position), eventId: LAST_ID };
+    }
+    const { rows } = await sql<{ xmin: string; newest: string | null }>`
+      SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin,
+        (SELECT listen_position::text FROM webhook_events
+          WHERE tenant_id = ${this.tenantId} AND listen_position IS NOT NULL
+          ORDER BY listen_position DESC LIMIT 1) AS newest`.execute(this.db);
+    const { xmin, newest } = rows[0]!;
+    const belowXmin = BigInt(xmin) - 1n;
+    const at = newest !== null && BigInt(newest) > belowXmin ? BigInt(newest) : belowXmin;
+    return { at: at.toString(), eventId: LAST_ID };
+  }
+
+  /** Up to `limit` events after `after`, in stream order; none that a later commit could precede. */
+  async after(after: ListenPosition, limit: number): Promise<ListenEvent[]> {
+    const at =
+      this.dialect === 'postgres' ? sql<string>`${after.at}::xid8` : sql<number>`${Number(after.at)}`;
+    let query = this.db
       .selectFrom('webhook_events')
-      .select(['id', 'created_at', 'body'])
+      .select(['id', 'body', sql<string>`listen_position`.as('at')])
       .where('tenant_id', '=', this.tenantId)
       .where('event_type', '=', 'result.ready')
-      .where('created_at', '<', settledBefore.toISOString())
       .where((eb) =>
         eb.or([
-          eb('created_at', '>', after.createdAt),
-          eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.eventId)]),
+          eb('listen_position', '>', at),
+          eb.and([eb('listen_position', '=', at), eb('id', '>', after.eventId)]),
         ]),
-      )
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ eventId: r.id, createdAt: iso(r.created_at), body: r.body }));
+      );
+    if (this.dialect === 'postgres') {
+      query = query.where('listen_position', '<', sql<string>`pg_snapshot_xmin(pg_current_snapshot())`);
+    }
+    const rows = await query.orderBy('listen_position').orderBy('id').limit(limit).execute();
+    return rows.map((r) => ({ eventId: r.id, at: String(r.at), body: r.body }));
   }
 
   /**

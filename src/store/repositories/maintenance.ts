@@ -63,6 +63,18 @@ export class MaintenanceRepository {
     return Number(res.numDeletedRows);
   }
 
+  /** Which of `ids` name an available artifact (the rest of an object store's objects are orphans). */
+  async availableArtifacts(db: Executor, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await db
+      .selectFrom('artifacts')
+      .select('id')
+      .where('id', 'in', ids)
+      .where('availability', '=', 'available')
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
   /** Idempotency records that expired before `before` (their keys are free since then). */
   async deleteExpiredIdempotencyKeys(trx: Executor, before: Date, limit: number): Promise<number> {
     const res = await trx

@@ -152,16 +152,18 @@ export class ResultsRepository {
   }
 
   /**
-   * Stores the artifacts' bytes and marks them available in the same transaction (so a link is
-   * never handed out before its bytes are durable), and touches their result.
+   * Marks the artifacts available and touches their result; with `withBytes`, stores their
+   * bytes in the same transaction (so a link is never handed out before its bytes are durable).
+   * Without it their bytes were written to the object store before this commit.
    */
   storeAvailable(
     trx: Executor,
     resultId: string,
     artifacts: readonly AvailableArtifact[],
     now: Date,
+    withBytes: boolean,
   ): Promise<void> {
-    return this.driver.storeArtifacts(trx, resultId, artifacts, now.toISOString());
+    return this.driver.storeArtifacts(trx, resultId, artifacts, now.toISOString(), withBytes);
   }
 
   async markPendingUnavailable(trx: Executor, resultId: string, now: Date): Promise<number> {

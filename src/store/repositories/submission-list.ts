@@ -5,17 +5,13 @@ import { iso, isoOrNull } from '../codec.js';
 import type { Database } from '../database.js';
 import type { Driver } from '../driver.js';
 import { subjectIdFor } from '../ids.js';
+import { type KeysetPage, type KeysetPosition, keysetPage } from '../keyset.js';
 import type { AuditEntry } from '../rows.js';
-
-/** Where a page starts: after this submission (newest first: older ones follow). */
-export interface SubmissionListPosition {
-  receivedAt: string;
-  submissionId: string;
-}
 
 export interface SubmissionListQuery {
   limit: number;
-  after?: SubmissionListPosition | undefined;
+  /** Where a page starts: after this submission's (receivedAt, submissionId); older ones follow. */
+  after?: KeysetPosition | undefined;
   status?: string | undefined;
   partnerSubjectId?: string | undefined;
   partnerSubmissionId?: string | undefined;
@@ -43,10 +39,7 @@ export interface SubmissionListRecord {
   finishedAt: string | null;
 }
 
-export interface SubmissionListPage {
-  items: SubmissionListRecord[];
-  more: boolean;
-}
+export type SubmissionListPage = KeysetPage<SubmissionListRecord>;
 
 const FINAL = new Set(['completed', 'failed', 'rejected']);
 
@@ -141,21 +134,10 @@ export class TenantSubmissionList {
     // subquery carries the account's predicate). Naming the account in the outer query too would
     // let SQLite, which keeps no statistics, walk the whole account in list order instead.
     query = reference ? query.where('s.id', 'in', reference) : query.where('s.tenant_id', '=', tenantId);
-    const { after } = q;
-    if (after) {
-      query = query.where(({ eb, refTuple, tuple }) =>
-        eb(refTuple('s.received_at', 's.id'), '<', tuple(after.receivedAt, after.submissionId)),
-      );
-    }
     if (q.status !== undefined) query = query.where('s.status', '=', q.status);
     if (q.receivedAfter) query = query.where('s.received_at', '>=', q.receivedAfter.toISOString());
     if (q.receivedBefore) query = query.where('s.received_at', '<', q.receivedBefore.toISOString());
-    const rows = await query
-      .orderBy('s.received_at', 'desc')
-      .orderBy('s.id', 'desc')
-      .limit(q.limit + 1)
-      .execute();
-    const page = rows.slice(0, q.limit);
+    const { items: page, more } = await keysetPage(query, { at: 's.received_at', id: 's.id' }, q);
     const steps = await this.steps(
       db,
       page.map((r) => r.id),
@@ -176,7 +158,7 @@ export class TenantSubmissionList {
         finishedAt: FINAL.has(row.status) ? (s?.lastFinishedAt ?? null) : null,
       };
     });
-    return { items, more: rows.length > q.limit };
+    return { items, more };
   }
 
   /** The page's partner-visible steps, in one statement (`jobs_submission_idx`). */

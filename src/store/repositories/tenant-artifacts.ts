@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ArtifactStore } from '../artifact-store.js';
 import { bool } from '../codec.js';
-import type { Committer } from '../commit-batcher.js';
 import type { Database } from '../database.js';
 import type { PipelineRepository, StoredSubmission } from './pipeline.js';
 import type { ResultsRepository } from './results.js';
@@ -17,6 +16,11 @@ export interface DownloadableArtifact {
   tenantActive: boolean;
   /** The stored bytes (undefined when they are missing). */
   read(): Promise<Buffer | undefined>;
+  /**
+   * A presigned object URL valid for `expiresSeconds` answering with this type and disposition,
+   * when the object is there as recorded; undefined otherwise (or in the database store).
+   */
+  directLink(contentDisposition: string, expiresSeconds: number): Promise<string | undefined>;
 }
 
 /** What an artifact is rendered again from when its stored bytes are lost or altered. */
@@ -39,7 +43,6 @@ export class TenantArtifacts {
       bytes: ArtifactStore;
       pipeline: PipelineRepository;
       results: ResultsRepository;
-      committer: Committer;
     },
   ) {}
 
@@ -74,6 +77,14 @@ export class TenantArtifacts {
       sha256: row.sha256,
       tenantActive: bool(row.active),
       read: () => this.deps.bytes.get(artifactId),
+      directLink: (contentDisposition, expiresSeconds) =>
+        this.deps.bytes.directLink(artifactId, {
+          byteSize: row.byte_size ?? 0,
+          sha256: row.sha256!,
+          contentType: row.content_type!,
+          contentDisposition,
+          expiresSeconds,
+        }),
     };
   }
 
@@ -89,7 +100,6 @@ export class TenantArtifacts {
   /** Writes an artifact's bytes back (recreated, and checked against its recorded hash). */
   async restore(artifactId: string, body: Buffer): Promise<void> {
     if (!(await this.row(artifactId))) return;
-    // Commit unit: an upsert of the same bytes.
-    await this.deps.committer.submit((trx) => this.deps.bytes.put(trx, artifactId, body));
+    await this.deps.bytes.restore(artifactId, body);
   }
 }

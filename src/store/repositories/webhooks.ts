@@ -252,6 +252,7 @@ export class WebhooksRepository {
     const res = await trx
       .insertInto('webhook_events')
       .values({
+        ...(this.driver.name === 'sqlite' ? { listen_position: await nextListenPosition(trx) } : {}),
         id: event.id,
         tenant_id: event.tenantId,
         partner_id: event.partnerId,
@@ -370,6 +371,23 @@ export class WebhooksRepository {
         })),
     }));
   }
+}
+
+/**
+ * SQLite: the next event's place in the test events stream, taken inside the inserting
+ * transaction. SQLite writes one transaction at a time (both of a process's connections, and
+ * every process, take the same write lock), so these numbers are in commit order and a stream
+ * reading by them cannot pass an event that commits later. PostgreSQL needs nothing here: the
+ * column's default is the transaction's id (`0020_listen_position`, `TenantListen`).
+ */
+async function nextListenPosition(trx: Db): Promise<number> {
+  const row = await trx
+    .updateTable('listen_counter')
+    .set((eb) => ({ position: eb('position', '+', 1) }))
+    .where('id', '=', 1)
+    .returning('position')
+    .executeTakeFirstOrThrow();
+  return Number(row.position);
 }
 
 function toEvent(row: {

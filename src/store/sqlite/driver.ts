@@ -292,8 +292,9 @@ class SqliteDriver implements Driver {
     resultId: string,
     artifacts: readonly AvailableArtifactValues[],
     now: string,
+    withBytes: boolean,
   ): Promise<void> {
-    if (artifacts.length > 0) {
+    if (withBytes && artifacts.length > 0) {
       const upsert = this.contents.get(artifacts.length, () =>
         namedQuery(upsertArtifactContents(this.db, artifacts.length).compile()),
       );

@@ -13,7 +13,7 @@ import type { IngestStatementTexts } from './ingest-batch.js';
 /**
  * The writer thread's statements, compiled on the event loop from the shared builders
  * (`statements.ts`) and sent to the thread as text and slots. The thread then loads neither
- * Kysely nor the builders: about 6 MB less heap in it (docs/performance.md, issue 32).
+ * Kysely nor the builders: about 6 MB less heap in it (docs/performance-journal.md, issue 32).
  */
 export function compileIngestStatements(): IngestStatementTexts {
   // This Kysely only compiles.

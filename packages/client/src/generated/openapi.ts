@@ -242,7 +242,7 @@ export interface paths {
         };
         /**
          * Your account's audit trail, newest first
-         * @description Who read, created, downloaded or erased what in your account, and the operator changes to its keys and callbacks. Events hold ids only, never submitted data.
+         * @description Who read, created, downloaded or erased what in your account, and the operator changes to its keys and callbacks. Events hold ids only, never submitted data. Pages are walked with nextCursor, bound to the key’s account and mode.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -292,7 +292,7 @@ export interface paths {
         put: operations["putWebhookEndpoint"];
         post?: never;
         /**
-         * Stop callbacks: remove your endpoint, its receiver key and signing secrets
+         * Stop callbacks: remove your callback endpoint, its receiver key and signing secrets
          * @description No callback is sent for the key’s mode any more. Events are still recorded (GET /v1/events shows them as failed for want of an endpoint) and a recovery can send them once an endpoint is registered again, with a new signing secret.
          */
         delete: operations["deleteWebhookEndpoint"];
@@ -390,7 +390,7 @@ export interface paths {
         };
         /**
          * One event: the exact body that was signed, and its delivery attempts
-         * @description The event as it was signed and sent (body, a string of the exact bytes: verify a signature you recorded against it), and every attempt kept: when, where, your endpoint’s status or why there was none, how long it took, and the first 1 KiB of what your endpoint answered. Attempts are deleted after WEBHOOK_ATTEMPT_RETENTION (30 days by default). The read is audited.
+         * @description The event as it was signed and sent (body, a string of the exact bytes: verify a signature you recorded against it), and every attempt kept: when, where, your callback endpoint’s status or why there was none, how long it took, and the first 1 KiB of what your callback endpoint answered. Attempts are deleted after WEBHOOK_ATTEMPT_RETENTION (30 days by default). The read is audited.
          */
         get: operations["getEvent"];
         put?: never;
@@ -432,7 +432,7 @@ export interface paths {
         put?: never;
         /**
          * Send again every event of a window that failed, was held or never went out
-         * @description Every event of the key’s account and mode created in [since, until) whose delivery failed, was held while your endpoint was disabled, or never started (no endpoint then) is queued again, oldest first, at the usual pace, each under its own id. An event already queued again (by an earlier recovery still running, or a redelivery) is not queued twice. Read progress with GET /v1/recoveries/{recoveryId}. Audited.
+         * @description Every event of the key’s account and mode created in [since, until) whose delivery failed, was held while your callback endpoint was disabled, or never started (no callback endpoint then) is queued again, oldest first, at the usual pace, each under its own id. An event already queued again (by an earlier recovery still running, or a redelivery) is not queued twice. Read progress with GET /v1/recoveries/{recoveryId}. Audited.
          */
         post: operations["recoverEvents"];
         delete?: never;
@@ -470,7 +470,7 @@ export interface paths {
         };
         /**
          * Stream your test events as they happen (Server-Sent Events; test keys only)
-         * @description What `npx healthspan listen` holds open. Every result.ready event of your test data, whether or not a test callback is registered, is sent as an SSE message with event `result.ready`, an `id`, and as data a JSON object: eventId, deliveryId (new for every message; report the answer with it), headers (those of a real test-mode delivery: X-Healthspan-Signature and webhook-signature, timestamps, ids, X-Healthspan-Mode: test, signed with the listen secret of your API key) and body (the exact request body, byte for byte). The first message (`listen.started`) carries that listen secret, and as its id where the stream starts; the secret stays the same for the key, so configure your local receiver with it once. It is never one of your endpoint’s signing secrets. Events are sent a moment (about two seconds) after they are created, oldest first. After a dropped connection, reconnect with the last id you received in Last-Event-ID: the stream resumes after that event, with none lost and none repeated. Without it the stream starts with events from now on. A comment line (`: keep-alive`) is sent every 15 seconds while it is quiet. One key may hold 5 streams open at once. Live keys get 403.
+         * @description What `npx healthspan listen` holds open. Every result.ready event of your test data, whether or not a test callback is registered, is sent as an SSE message with event `result.ready`, an `id`, and as data a JSON object: eventId, deliveryId (new for every message; report the answer with it), headers (those of a real test-mode delivery: X-Healthspan-Signature and webhook-signature, timestamps, ids, X-Healthspan-Mode: test, signed with the listen secret of your API key) and body (the exact request body, byte for byte). The first message (`listen.started`) carries that listen secret, and as its id where the stream starts; the secret stays the same for the key, so configure your local receiver with it once. It is never one of your callback endpoint’s signing secrets. Events are sent as soon as they are committed, in the order they were written, and none is skipped however late it commits. After a dropped connection, reconnect with the last id you received in Last-Event-ID: the stream resumes after that event, with none lost and none repeated. Without it the stream starts after every event already committed. A comment line (`: keep-alive`) is sent every 15 seconds while it is quiet. One key may hold 5 streams open at once. Live keys get 403.
          */
         get: operations["streamTestEvents"];
         put?: never;
@@ -754,7 +754,7 @@ export interface components {
         };
         WebhookSecretRotation: {
             /**
-             * @description When the new secret starts signing, from now: 0s, 30m, 24h (the default) or up to 30d. Until then the current secret signs and the new one signs too, so a receiver can switch at any moment.
+             * @description When the new secret starts signing, from now: a duration such as 0s, 500ms, 30m, 24h (the default), up to 30d. Until then the current secret signs and the new one signs too, so a receiver can switch at any moment.
              * @example 24h
              */
             activateIn?: string;
@@ -1285,7 +1285,7 @@ export interface components {
             /** @description Your reference of the submission's subject, as you sent it */
             partnerSubjectId: string;
             /**
-             * @description pending: a delivery is queued or running; delivered: your endpoint answered 2xx; failed: every scheduled attempt failed, or no endpoint was registered (failureReason says which); endpoint_disabled: held while your endpoint is disabled. Every status but delivered can be recovered.
+             * @description pending: a delivery is queued or running; delivered: your callback endpoint answered 2xx; failed: every scheduled attempt failed, or no callback endpoint was registered (failureReason says which); endpoint_disabled: held while your callback endpoint is disabled. Every status but delivered can be recovered.
              * @enum {string}
              */
             deliveryStatus: "pending" | "delivered" | "failed" | "endpoint_disabled";
@@ -1316,7 +1316,7 @@ export interface components {
             /** @description Your reference of the submission's subject, as you sent it */
             partnerSubjectId: string;
             /**
-             * @description pending: a delivery is queued or running; delivered: your endpoint answered 2xx; failed: every scheduled attempt failed, or no endpoint was registered (failureReason says which); endpoint_disabled: held while your endpoint is disabled. Every status but delivered can be recovered.
+             * @description pending: a delivery is queued or running; delivered: your callback endpoint answered 2xx; failed: every scheduled attempt failed, or no callback endpoint was registered (failureReason says which); endpoint_disabled: held while your callback endpoint is disabled. Every status but delivered can be recovered.
              * @enum {string}
              */
             deliveryStatus: "pending" | "delivered" | "failed" | "endpoint_disabled";
@@ -1354,14 +1354,14 @@ export interface components {
             at: string;
             /** @description Where it was sent */
             url: string;
-            /** @description Your endpoint’s HTTP status; null without an answer */
+            /** @description Your callback endpoint’s HTTP status; null without an answer */
             statusCode: number | null;
             /** @description Why it did not get a 2xx: http_status, timeout, dns, connection_refused, connection_reset, tls, blocked_address, invalid_url, transport; null when delivered */
             errorClass: string | null;
             durationMs: number;
             /** @enum {string} */
             outcome: "delivered" | "failed";
-            /** @description The first 1 KiB of what your endpoint answered, as text with control characters removed; null when it answered nothing. Kept as long as the attempt (WEBHOOK_ATTEMPT_RETENTION) */
+            /** @description The first 1 KiB of what your callback endpoint answered, as text with control characters removed; null when it answered nothing. Kept as long as the attempt (WEBHOOK_ATTEMPT_RETENTION) */
             responseSnippet: string | null;
         };
         RedeliveryAccepted: {
@@ -3890,6 +3890,17 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            /** @description Only when the operator set ARTIFACT_DOWNLOAD=redirect: the bytes are at the presigned object-storage URL in Location, valid for 60 seconds (follow the redirect) */
+            302: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description presigned object URL */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host) */
             400: {
                 headers: {
@@ -4118,6 +4129,37 @@ export interface operations {
                              * @enum {string}
                              */
                             code: "INTERNAL_ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the report storage is unavailable for now; retry after the Retry-After delay */
+            503: {
+                headers: {
+                    /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window (sent when rate limiting is on) */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in this window (sent when rate limiting is on) */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets (sent when rate limiting is on) */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: {
+                            /** @description Human-readable explanation */
+                            message: string;
+                            /** @description Echoed x-request-id, or one the service generated */
+                            requestId: string;
+                            /** @description Echoes x-correlation-id when supplied */
+                            correlationId?: string;
+                            /**
+                             * @description Machine-readable error code
+                             * @enum {string}
+                             */
+                            code: "SERVICE_UNAVAILABLE";
                         };
                     };
                 };
@@ -4690,9 +4732,9 @@ export interface operations {
     listAuditEvents: {
         parameters: {
             query?: {
-                /** @description Events per page, 1 to 200 */
+                /** @description Items per page, 1 to 200 (default 50) */
                 limit?: number;
-                /** @description nextCursor of the previous page */
+                /** @description nextCursor of the previous page, as it was given; the other filters must stay the same */
                 cursor?: string;
             };
             header?: never;
@@ -4718,7 +4760,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
-            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: the body is not JSON or does not match the submission schema, a required header is missing, or a path or query parameter is out of range */
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: a query parameter is unknown or out of range, or the cursor was issued for another account, mode or list (details.fieldErrors names it) */
             400: {
                 headers: {
                     /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
@@ -8896,7 +8938,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: Last-Event-ID is not an id this stream sent to this key, or a query parameter was given */
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: Last-Event-ID is not an id this stream sent to this key (or one sent before the service was upgraded), or a query parameter was given */
             400: {
                 headers: {
                     /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */
@@ -9516,7 +9558,7 @@ export interface operations {
                 "webhook-signature": string;
                 /** @description Only on deliveries to your test callback, of test data (docs/sandbox.md); absent on live ones */
                 "X-Healthspan-Mode"?: "test";
-                /** @description Your webhook key, when you registered one (in this header, or in the header you named at registration); not signed */
+                /** @description Your receiver key, when you registered one (in this header, or in the header you named at registration); not signed */
                 "X-Api-Key"?: string;
             };
             path?: never;

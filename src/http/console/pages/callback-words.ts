@@ -1,7 +1,7 @@
 /** Why an attempt got no 2xx, in plain words (the API's errorClass values). */
 export const ERROR_LABELS: Record<string, string> = {
-  http_status: 'Your endpoint answered with an error status',
-  timeout: 'Your endpoint did not answer in time',
+  http_status: 'Your callback endpoint answered with an error status',
+  timeout: 'Your callback endpoint did not answer in time',
   dns: 'The host name could not be resolved',
   connection_refused: 'The connection was refused',
   connection_reset: 'The connection was cut',

@@ -7,7 +7,7 @@ export const DELIVERY_LABELS: Record<(typeof DELIVERY_STATUSES)[number], string>
   pending: 'Pending',
   delivered: 'Delivered',
   failed: 'Failed',
-  endpoint_disabled: 'Held (endpoint disabled)',
+  endpoint_disabled: 'Held (callback endpoint disabled)',
 };
 
 export const FAILURE_LABELS: Record<string, string> = {

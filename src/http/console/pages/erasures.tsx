@@ -129,6 +129,8 @@ export interface ErasuresView {
   /** The request form's token: only for a session that may request erasures. */
   manageCsrf: string | undefined;
   error?: string | undefined;
+  /** Why the page asked for could not be shown (a page link that is not this list's own). */
+  listError?: string | undefined;
 }
 
 /** The account's erasures, newest first, with "Request an erasure" for a `manage` session. */
@@ -136,6 +138,11 @@ export function Erasures({ view }: { view: ErasuresView }) {
   return (
     <>
       {view.manageCsrf !== undefined ? <RequestForm csrf={view.manageCsrf} error={view.error} /> : null}
+      {view.listError ? (
+        <p class="error" role="alert">
+          {view.listError} <a href="/console/erasures">Start again from the newest erasures.</a>
+        </p>
+      ) : null}
       {view.items.length === 0 ? <p>No erasures have been requested in this account.</p> : null}
       {view.items.length > 0 ? (
         <table class="list">

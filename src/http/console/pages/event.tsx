@@ -14,9 +14,9 @@ function Attempts({ event }: { event: EventDetail }) {
           <th scope="col">#</th>
           <th scope="col">At (UTC)</th>
           <th scope="col">Outcome</th>
-          <th scope="col">Your endpoint's status</th>
+          <th scope="col">Your callback endpoint's status</th>
           <th scope="col">Took</th>
-          <th scope="col">What your endpoint answered</th>
+          <th scope="col">What your callback endpoint answered</th>
         </tr>
       </thead>
       <tbody>
@@ -121,7 +121,7 @@ export function RecoveryView({ recovery }: { recovery: Recovery }) {
             <th scope="col">Pending</th>
             <th scope="col">Delivered</th>
             <th scope="col">Failed again</th>
-            <th scope="col">Held (endpoint disabled)</th>
+            <th scope="col">Held (callback endpoint disabled)</th>
           </tr>
         </thead>
         <tbody>

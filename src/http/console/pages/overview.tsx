@@ -29,7 +29,7 @@ const ROWS: Array<{ label: string; value: (w: WindowStats) => string }> = [
     label: 'Callbacks not delivered',
     value: (w) =>
       `${w.callbacks.failing} failing (waiting after a failed attempt), ${w.callbacks.failed} failed ` +
-      `(every attempt), ${w.callbacks.held} held (endpoint disabled)`,
+      `(every attempt), ${w.callbacks.held} held (callback endpoint disabled)`,
   },
   { label: 'Callbacks on their first try', value: (w) => String(w.callbacks.pending) },
   { label: 'Callbacks not sent (no callback URL)', value: (w) => String(w.callbacks.notSent) },

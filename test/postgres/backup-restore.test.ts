@@ -2,9 +2,6 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createAccount, startTestService, tempDataDir, testStoreKind } from '../helpers/service.js';
 import {
   assertRestored,
   completed,
@@ -13,7 +10,10 @@ import {
   type Sent,
   send,
   subjectStrings,
-} from './backup-drill.js';
+} from '../helpers/backup-drill.js';
+import { runCli } from '../helpers/cli.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createAccount, startTestService, tempDataDir } from '../helpers/service.js';
 
 const exec = promisify(execFile);
 
@@ -22,7 +22,7 @@ const exec = promisify(execFile);
  * the live database, an erasure after it, `pg_restore` into a new database, and a service that
  * refuses it until `erasures replay` has run; then the drill's assertions hold.
  */
-describe.runIf(testStoreKind() === 'postgres')('backup and restore on PostgreSQL', () => {
+describe('backup and restore on PostgreSQL', () => {
   it('refuses a database restored from pg_dump until the erasures made since are replayed', async () => {
     const dataDir = tempDataDir();
     const dump = path.join(tempDataDir(), 'healthspan.dump');

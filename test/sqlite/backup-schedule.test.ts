@@ -6,7 +6,7 @@ import { BackupScheduler, lastBackupSeconds, listBackups } from '../../src/lifec
 import { Store } from '../../src/store/index.js';
 import { sqliteFile } from '../../src/store/sqlite/driver.js';
 import { ManualClock } from '../helpers/clock.js';
-import { tempDataDir, testStoreKind } from '../helpers/service.js';
+import { tempDataDir } from '../helpers/service.js';
 
 const HOUR = 3_600_000;
 
@@ -14,7 +14,7 @@ const HOUR = 3_600_000;
  * Scheduled backups (`BACKUP_DIR`): one per interval whatever the passes, each checked and named
  * only once complete, the newest `BACKUP_KEEP` kept; the clock is the test's, moved, not waited.
  */
-describe.runIf(testStoreKind() === 'sqlite')('scheduled backups', () => {
+describe('scheduled backups', () => {
   it('writes one checked backup per interval and keeps the newest ones', async () => {
     const dataDir = tempDataDir();
     const dir = path.join(tempDataDir(), 'backups');

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { consoleGet, signIn } from '../helpers/console.js';
-import { waitUntil } from '../helpers/pipeline.js';
+import { consoleGet, signIn } from './console.js';
+import { waitUntil } from './pipeline.js';
 import {
   bodyFor,
   errorOf,
@@ -10,7 +10,7 @@ import {
   type TestAccount,
   type TestService,
   uniqueKey,
-} from '../helpers/service.js';
+} from './service.js';
 
 /**
  * The restore drill's parts, shared by the embedded store's drill (backup create / restore) and

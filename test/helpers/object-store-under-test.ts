@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import { inject } from 'vitest';
+
+/** The bucket the tests' S3-compatible server makes (test/helpers/s3.ts). */
+export const TEST_BUCKET = 'healthspan-test';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Set by the postgres-s3 project's global setup: the run's S3-compatible server. */
+    s3Endpoint: string;
+  }
+}
+
+/** The settings of the run's object store, for every service a test starts in the postgres-s3 project. */
+export function objectStoreUnderTest(): Record<string, string> {
+  if (process.env.HEALTHSPAN_TEST_ARTIFACTS !== 's3') return {};
+  return {
+    ARTIFACT_STORE: `s3://${TEST_BUCKET}/suite-${randomUUID()}`,
+    AWS_ENDPOINT_URL_S3: inject('s3Endpoint'),
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 's3rver-secret-never-logged',
+  };
+}
