@@ -13,7 +13,7 @@ interface Check {
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * `healthspan doctor`: whether this configuration's stores answer as the service needs them:
+ * `healthspan-admin doctor`: whether this configuration's stores answer as the service needs them:
  * the database (reachable, migrated) and, with ARTIFACT_STORE, the object store (reachable, its
  * bucket there, a probe object written, read back and deleted). One JSON line; exit status 1,
  * with the first problem in one sentence, when one does not.

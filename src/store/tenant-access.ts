@@ -23,7 +23,7 @@ import type {
 } from './repositories/events.js';
 import type { IngestCommand, IngestResult } from './repositories/ingest.js';
 import type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
-import type { NamedResource, PartnerReferences } from './repositories/references.js';
+import type { NamedResource, PartnerReferences, ReferenceSearch } from './repositories/references.js';
 import type { ResultExportSource, ResultRecord } from './repositories/results.js';
 import type { SubmissionListPage, SubmissionListQuery } from './repositories/submission-list.js';
 import type { SubmissionRecord } from './repositories/submissions.js';
@@ -79,8 +79,11 @@ export interface TenantAccess {
     list(query: ErasureListQuery): Promise<KeysetPage<ErasureRecord>>;
   };
   readonly audit: {
-    /** The account's audit events, newest first. */
-    list(query: AuditQuery): Promise<KeysetPage<AuditEvent>>;
+    /**
+     * The account's audit events, newest first; with references, only those about the matching
+     * submissions and what derives from them (results, report artifacts, callback events).
+     */
+    list(query: AuditListQuery): Promise<KeysetPage<AuditEvent>>;
     /**
      * The partner's references of the submissions behind audited resources, by resource id (the
      * console's trail shows them; the trail itself keeps the service's ids only).
@@ -216,7 +219,10 @@ export type {
 export type { AcceptedSubmission, HeldClaim, IngestResult } from './repositories/ingest.js';
 export type { ListenAnswer, ListenEvent, ListenPosition } from './repositories/listen.js';
 export type { StoredSubmission } from './repositories/pipeline.js';
-export type { NamedResource, PartnerReferences } from './repositories/references.js';
+export type { NamedResource, PartnerReferences, ReferenceSearch } from './repositories/references.js';
+
+/** A page of the account's audit trail as a route asks for it: by the partner's references, not ids. */
+export type AuditListQuery = Omit<AuditQuery, 'resourceIds'> & ReferenceSearch;
 export type { ArtifactRecord, ResultExportSource, ResultRecord } from './repositories/results.js';
 export type {
   SubmissionListPage,

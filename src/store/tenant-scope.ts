@@ -5,7 +5,7 @@ import { accountActivity, callbackHealth } from './repositories/console-activity
 import { TenantEventResend } from './repositories/event-resend.js';
 import { TenantEvents } from './repositories/events.js';
 import { TenantListen } from './repositories/listen.js';
-import { referencesOf } from './repositories/references.js';
+import { referencesOf, resourcesOfReferences } from './repositories/references.js';
 import { TenantResults } from './repositories/results.js';
 import { TenantSubmissionList } from './repositories/submission-list.js';
 import { TenantSubmissions } from './repositories/submissions.js';
@@ -47,7 +47,14 @@ export function tenantScope(deps: Omit<Scope, 'recordRead'>): TenantAccess {
     artifacts: artifactsOf(scope),
     erasures: erasuresOf(scope),
     audit: {
-      list: (query) => system.audit.list(tenantId, query),
+      list: async ({ partnerSubmissionId, partnerSubjectId, ...query }) => {
+        const search = { partnerSubmissionId, partnerSubjectId };
+        const resourceIds =
+          partnerSubmissionId === undefined && partnerSubjectId === undefined
+            ? undefined
+            : await resourcesOfReferences(deps.driver.db, tenantId, search);
+        return system.audit.list(tenantId, { ...query, resourceIds });
+      },
       references: (resources) => referencesOf(deps.driver.db, tenantId, resources),
     },
     keys: new TenantKeys(deps.driver.db, tenantId, system.accounts),

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { TestS3Server } from '../helpers/s3.js';
 import { tempDataDir, testStoreKind } from '../helpers/service.js';
 
-/** `healthspan doctor`: the database and the object store, checked as the service needs them. */
+/** `healthspan-admin doctor`: the database and the object store, checked as the service needs them. */
 
 let s3: TestS3Server;
 let database: TestDatabase | undefined;
@@ -23,7 +23,7 @@ afterAll(async () => {
   await s3?.close();
 });
 
-describe('healthspan doctor', () => {
+describe('healthspan-admin doctor', () => {
   it('says both stores answer: the database, and the bucket where a probe object was written, read and deleted', async () => {
     const run = await runCli({ ...env, ...s3.env('doctor') }, ['doctor']);
     expect(run.stderr).toBe('');
@@ -47,7 +47,7 @@ describe('healthspan doctor', () => {
     expect(missing.code).toBe(1);
     expect(missing.json).toMatchObject({ database: { ok: true }, artifacts: { ok: false } });
     expect(missing.stderr.trim()).toMatch(
-      /^healthspan: ARTIFACT_STORE: the bucket no-such-bucket does not exist/,
+      /^healthspan-admin: ARTIFACT_STORE: the bucket no-such-bucket does not exist/,
     );
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
 
@@ -56,7 +56,7 @@ describe('healthspan doctor', () => {
       const down = await runCli({ ...env, ...s3.env('doctor') }, ['doctor']);
       expect(down.code).toBe(1);
       expect(down.stderr.trim()).toMatch(
-        /^healthspan: AWS_ENDPOINT_URL_S3: the object store for s3:\/\/healthspan-test\/doctor\/ did not answer/,
+        /^healthspan-admin: AWS_ENDPOINT_URL_S3: the object store for s3:\/\/healthspan-test\/doctor\/ did not answer/,
       );
       expect(down.stderr).not.toMatch(/\n\s+at /);
     } finally {

@@ -27,7 +27,8 @@ import {
  * read why it failed, re-send a completed one's callback and download its report; and issue 38's
  * "the callback for sub-000124 did not arrive": see it failing on the overview, find its event by
  * the partner's reference, read why, send it again once the receiver is back and see it
- * delivered. Keyboard only, axe-clean at every step, in real Chromium.
+ * delivered, then search the audit trail by that reference. Keyboard only, axe-clean at every
+ * step, in real Chromium.
  */
 
 const DEADLINE = 60_000;
@@ -221,6 +222,25 @@ describe('a support person in the console', () => {
       true,
     );
     expect(await axeViolations(page)).toEqual([]);
+
+    // Who did what about it: the audit trail searched by the same reference lists the entries on
+    // the submission and what derives from it (the callback sent again among them), no other's.
+    await tabTo(page, 'Audit trail');
+    await enter(page);
+    await tabToField(page, 'a-partnerSubmissionId');
+    await page.keyboard.type(REFUSED);
+    await tabTo(page, 'Find events');
+    await enter(page);
+    expect(await heading(page, 'Audit trail')).toBe(true);
+    await expect(page.locator('#a-partnerSubmissionId').inputValue()).resolves.toBe(REFUSED);
+    const entries = page.locator('table.list tbody tr');
+    const texts = await entries.allTextContents();
+    expect(texts.length).toBeGreaterThan(0);
+    for (const text of texts) expect(text).toContain(`Your submission reference ${REFUSED}`);
+    expect(texts.some((t) => t.includes('Callback sent again'))).toBe(true);
+    expect(texts.some((t) => t.includes('Submission received'))).toBe(true);
+    expect(await axeViolations(page)).toEqual([]);
+    await shot(page, 'audit-search');
     await context.close();
   });
 

@@ -370,3 +370,140 @@ describe('/console/callbacks', () => {
     expect((await consoleGet(service, '/console/callbacks', cookie)).text).not.toContain(eventId);
   });
 });
+
+describe('/console/audit search by the partner’s references', () => {
+  interface Audited {
+    eventId: string;
+    resourceId: string;
+    requestId: string;
+  }
+
+  /** A completed submission with these references, each of its resources read once (audited). */
+  async function auditedSubmission(account: TestAccount, reference: string, subject: string) {
+    const accepted = await postSubmission(
+      service,
+      bodyFor(account, (b) => {
+        b.partnerSubmissionId = reference;
+        b.partnerSubjectId = subject;
+      }),
+      { apiKey: account.apiKey },
+    );
+    const submissionId = String(accepted.json.submissionId);
+    const headers = { 'x-api-key': account.apiKey };
+    const resultId = await waitUntil(
+      async () => {
+        const r = await getJson(service, `/v1/submissions/${submissionId}`, headers);
+        return r.json.status === 'completed' ? (r.json.resultId as string) : undefined;
+      },
+      DEADLINE,
+      'completion',
+    );
+    const result = (await getJson(service, `/v1/results/${resultId}`, headers)).json as {
+      artifacts: { items: Array<{ artifactId: string; access: { downloadUrl: string } | null }> };
+    };
+    const artifact = result.artifacts.items.find((i) => i.access);
+    expect(artifact).toBeDefined();
+    const link = new URL(artifact!.access!.downloadUrl);
+    expect((await fetch(`${service.url}${link.pathname}${link.search}`)).status).toBe(200);
+    const eventId = await waitUntil(
+      async () => {
+        const page = (await getJson(service, '/v1/events', headers)).json as {
+          items: Array<{ eventId: string; resultId: string }>;
+        };
+        return page.items.find((i) => i.resultId === resultId)?.eventId;
+      },
+      DEADLINE,
+      'the result.ready event',
+    );
+    expect((await getJson(service, `/v1/events/${eventId}`, headers)).status).toBe(200);
+    return new Set([submissionId, resultId, artifact!.artifactId, eventId]);
+  }
+
+  /** The entries a console page lists, each as its resource id and request id. */
+  function rowsOf(html: string): string[] {
+    const rows = html.matchAll(
+      /<tr><td>[^<]+<\/td><td>[^<]+<\/td><td>[^<]+<code>([^<]+)<\/code>[\s\S]*?<\/td><td>[\s\S]*?<\/td><td><code>([^<]+)<\/code>/g,
+    );
+    return [...rows].map((m) => `${m[1]} ${m[2]}`);
+  }
+
+  const shown = (items: readonly Audited[]) => items.map((e) => `${e.resourceId} ${e.requestId}`);
+
+  it('lists the entries about the matching submission and what derives from it, on the page and in the API', async () => {
+    const account = await createAccount(service);
+    const cookie = await signIn(service, account.apiKey, { scope: 'read' });
+    const tag = account.partnerId.slice(0, 8);
+    const first = await auditedSubmission(account, `a-${tag}`, `subj-a-${tag}`);
+    const second = await auditedSubmission(account, `b-${tag}`, `subj-b-${tag}`);
+    const headers = { 'x-api-key': account.apiKey };
+    const all = (await getJson(service, '/v1/audit-events?limit=200', headers)).json.items as Audited[];
+    const about = (ids: Set<string>) => all.filter((e) => ids.has(e.resourceId));
+    // Each submission has entries on all four kinds of resource: created, read, downloaded, event read.
+    for (const ids of [first, second]) {
+      expect(new Set(all.filter((e) => ids.has(e.resourceId)).map((e) => e.resourceId))).toEqual(ids);
+    }
+
+    for (const [query, ids] of [
+      [`partnerSubmissionId=a-${tag}`, first],
+      [`partnerSubjectId=subj-b-${tag}`, second],
+      [`partnerSubmissionId=a-${tag}&partnerSubjectId=subj-a-${tag}`, first],
+    ] as const) {
+      const api = await getJson(service, `/v1/audit-events?${query}`, headers);
+      expect(api.status).toBe(200);
+      expect(api.json.items).toEqual(about(ids));
+      const page = await consoleGet(service, `/console/audit?${query}`, cookie);
+      expect(page.res.status).toBe(200);
+      expect(rowsOf(page.text)).toEqual(shown(about(ids)));
+    }
+
+    // A page of one, then the next by the cursor signed over the search; another search refuses it.
+    const one = await getJson(service, `/v1/audit-events?partnerSubmissionId=a-${tag}&limit=1`, headers);
+    const cursor = String(one.json.nextCursor);
+    const next = await getJson(
+      service,
+      `/v1/audit-events?partnerSubmissionId=a-${tag}&limit=1&cursor=${encodeURIComponent(cursor)}`,
+      headers,
+    );
+    expect(next.json.items).toEqual(about(first).slice(1, 2));
+    const other = await getJson(
+      service,
+      `/v1/audit-events?partnerSubmissionId=b-${tag}&limit=1&cursor=${encodeURIComponent(cursor)}`,
+      headers,
+    );
+    expect(other.status).toBe(400);
+    const paged = await consoleGet(service, `/console/audit?partnerSubmissionId=a-${tag}&limit=1`, cookie);
+    const href = /href="(\/console\/audit\?[^"]+)" rel="next"/
+      .exec(paged.text)?.[1]
+      ?.replaceAll('&amp;', '&');
+    expect(href).toContain(`partnerSubmissionId=a-${tag}`);
+    expect(rowsOf((await consoleGet(service, href!, cookie)).text)).toEqual(shown(about(first).slice(1, 2)));
+
+    // The form keeps its values; an unknown reference lists none.
+    const none = await consoleGet(
+      service,
+      `/console/audit?partnerSubmissionId=nobody-${tag}&partnerSubjectId=subj-a-${tag}`,
+      cookie,
+    );
+    expect(none.res.status).toBe(200);
+    expect(none.text).toContain('No events match these filters.');
+    expect(rowsOf(none.text)).toEqual([]);
+    expect(none.text).toMatch(new RegExp(`id="a-partnerSubmissionId"[^>]*value="nobody-${tag}"`));
+    expect(none.text).toMatch(new RegExp(`id="a-partnerSubjectId"[^>]*value="subj-a-${tag}"`));
+    expect(none.text).toContain('<label for="a-partnerSubmissionId">Your submission reference</label>');
+    expect(none.text).toContain('Exactly as you sent it, e.g. sub-000124');
+    expect(
+      (await getJson(service, `/v1/audit-events?partnerSubjectId=nobody-${tag}`, headers)).json.items,
+    ).toEqual([]);
+    // Another account's reference finds nothing of it.
+    const stranger = await createAccount(service);
+    const theirs = await getJson(service, `/v1/audit-events?partnerSubmissionId=a-${tag}`, {
+      'x-api-key': stranger.apiKey,
+    });
+    expect(theirs.json.items).toEqual([]);
+
+    const bad = await consoleGet(service, `/console/audit?partnerSubjectId=${'x'.repeat(513)}`, cookie);
+    expect(bad.res.status).toBe(400);
+    expect(bad.text).toContain('partnerSubjectId must be 1 to 512 characters.');
+    expect(bad.text).toContain('Some filters are not valid; correct them and search again.');
+  });
+});

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AuditEvent } from '../../domain/audit.js';
 import { findAuditEvents, parseAuditQuery } from '../routes/audit-events.js';
 import { type ConsoleOptions, frameOf, html, signedIn, tenantOfState } from './context.js';
-import { fieldErrorsOf } from './page-routes.js';
-import { AuditTrail } from './pages/audit.js';
+import { fieldErrorsOf, filtersOf } from './page-routes.js';
+import { type AuditFilters, AuditTrail } from './pages/audit.js';
 import { Layout, page } from './pages/layout.js';
 
 /** /console/audit: the shown mode's audit trail through the API's own query and paging. */
@@ -12,17 +12,15 @@ export async function consoleAuditRoutes(app: FastifyInstance, opts: ConsoleOpti
     const state = await signedIn(request, reply, opts);
     if (!state) return reply;
     const tenant = tenantOfState(state);
-    const raw = (request.query ?? {}) as Record<string, unknown>;
-    const limit = typeof raw.limit === 'string' ? raw.limit.trim() : '';
+    const filters: AuditFilters = filtersOf(request.query);
     let found: { items: AuditEvent[]; nextCursor: string | null } = { items: [], nextCursor: null };
-    let error: string | undefined;
+    let errors: Record<string, string> = {};
     try {
-      const query = parseAuditQuery({ ...raw, limit: limit === '' ? undefined : limit });
-      found = await findAuditEvents(tenant, query, opts);
+      found = await findAuditEvents(tenant, parseAuditQuery(filters), opts);
     } catch (caught) {
       const fields = fieldErrorsOf(caught);
       if (!fields) throw caught;
-      error = Object.values(fields)[0] ?? 'Not valid.';
+      errors = fields;
       reply.code(400);
     }
     // The keys that acted, named as the keys page names them.
@@ -34,7 +32,7 @@ export async function consoleAuditRoutes(app: FastifyInstance, opts: ConsoleOpti
       page(
         'Audit trail',
         <Layout frame={frameOf(state, 'audit')} title="Audit trail">
-          <AuditTrail view={{ ...found, limit, prefixes, references, error }} />
+          <AuditTrail view={{ ...found, filters, prefixes, references, errors }} />
         </Layout>,
       ),
     );

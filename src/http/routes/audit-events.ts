@@ -57,7 +57,37 @@ export const auditPageSchema = z
   })
   .meta({ id: 'AuditEventPage' });
 
-const auditQuery = z.object({ limit: listLimit, cursor: listCursor }).strict();
+const auditQuery = z
+  .object({
+    partnerSubmissionId: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .meta({
+        description:
+          'Only the events about submissions with this reference of yours (exact match) and about their results, ' +
+          'reports and callback events',
+      }),
+    partnerSubjectId: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .meta({
+        description:
+          "Only the events about this subject's submissions (your reference, exact match) and about their " +
+          'results, reports and callback events',
+      }),
+    limit: listLimit,
+    cursor: listCursor,
+  })
+  .strict();
+
+const MESSAGES: Readonly<Record<string, string>> = {
+  partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
+  partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
+};
 
 export type AuditListParams = z.output<typeof auditQuery>;
 
@@ -68,8 +98,10 @@ export const auditPaths: ZodOpenApiPathsObject = {
       summary: "Your account's audit trail, newest first",
       description:
         'Who read, created, downloaded or erased what in your account, and the operator changes to its keys ' +
-        'and callbacks. Events hold ids only, never submitted data. Pages are walked with nextCursor, bound to ' +
-        'the key’s account and mode.',
+        'and callbacks. Events hold ids only, never submitted data. Filtered by your references ' +
+        '(partnerSubmissionId, partnerSubjectId: exact match), only the events about the matching submissions and ' +
+        'their results, reports and callback events are listed (an erased submission matches nothing). Pages are ' +
+        'walked with nextCursor, bound to the key’s account and mode and to the filters.',
       tags: ['Partner'],
       requestParams: { query: auditQuery },
       responses: {
@@ -84,8 +116,8 @@ export const auditPaths: ZodOpenApiPathsObject = {
           meanings: {
             ...KEYED_OPERATION.meanings,
             VALIDATION_ERROR:
-              'a query parameter is unknown or out of range, or the cursor was issued for another account, mode or ' +
-              'list (details.fieldErrors names it)',
+              'a query parameter is unknown or out of range, or the cursor was issued for another account, mode, ' +
+              'list or filter set (details.fieldErrors names it)',
           },
           messages: { VALIDATION_ERROR: 'The query parameters are not valid.' },
         }),
@@ -94,9 +126,9 @@ export const auditPaths: ZodOpenApiPathsObject = {
   },
 };
 
-/** The API's audit query (limit, cursor), or its `400` naming each bad parameter. */
+/** The API's audit query (references, limit, cursor), or its `400` naming each bad parameter. */
 export function parseAuditQuery(query: unknown): AuditListParams {
-  return parseListQuery(auditQuery, query);
+  return parseListQuery(auditQuery, query, MESSAGES);
 }
 
 export interface AuditListOptions {
@@ -109,10 +141,11 @@ export function findAuditEvents(
   q: AuditListParams,
   opts: AuditListOptions,
 ): Promise<ListAnswer<AuditEvent>> {
+  const filters = { partnerSubmissionId: q.partnerSubmissionId, partnerSubjectId: q.partnerSubjectId };
   return readList(
     opts.cursors,
-    { list: 'audit-events', tenantId: tenant.tenantId, limit: q.limit, cursor: q.cursor },
-    (r) => tenant.audit.list({ limit: r.limit, after: r.after }),
+    { list: 'audit-events', tenantId: tenant.tenantId, limit: q.limit, cursor: q.cursor, filters },
+    (r) => tenant.audit.list({ ...filters, limit: r.limit, after: r.after }),
     (event) => ({ at: event.occurredAt, id: event.eventId }),
     (event) => event,
   );

@@ -21,6 +21,8 @@ export interface AuditQuery {
   /** Only events at or after this time (operators). */
   since?: Date | undefined;
   action?: AuditAction | undefined;
+  /** Only events about these resources (none when empty): a search by the partner's references. */
+  resourceIds?: readonly string[] | undefined;
 }
 
 /**
@@ -52,6 +54,10 @@ export class AuditRepository {
       .where('tenant_id', '=', tenantId);
     if (q.since) query = query.where('occurred_at', '>=', q.since.toISOString());
     if (q.action) query = query.where('action', '=', q.action);
+    if (q.resourceIds !== undefined) {
+      if (q.resourceIds.length === 0) return { items: [], more: false };
+      query = query.where('resource_id', 'in', [...q.resourceIds]);
+    }
     const page = await keysetPage(query, { at: 'occurred_at', id: 'id' }, q);
     return { items: page.items.map(toEvent), more: page.more };
   }

@@ -80,3 +80,58 @@ export async function referencesOf(
   }
   return out;
 }
+
+/** The partner's references a search of the audit trail asks for (exact match, both if given). */
+export interface ReferenceSearch {
+  partnerSubmissionId?: string | undefined;
+  partnerSubjectId?: string | undefined;
+}
+
+/**
+ * The ids of the account's submissions with these references and of everything derived from
+ * them (their results, report artifacts, callback events): the resources whose audit entries a
+ * search by the partner's references lists. Erased submissions are gone, so are theirs.
+ */
+export async function resourcesOfReferences(
+  db: Kysely<Database>,
+  tenantId: string,
+  search: ReferenceSearch,
+): Promise<string[]> {
+  let query = db.selectFrom('submissions').select('id').where('tenant_id', '=', tenantId);
+  if (search.partnerSubmissionId !== undefined)
+    query = query.where('partner_submission_id', '=', search.partnerSubmissionId);
+  if (search.partnerSubjectId !== undefined)
+    query = query.where('partner_subject_id', '=', search.partnerSubjectId);
+  const submissions = (await query.execute()).map((row) => String(row.id));
+  if (submissions.length === 0) return [];
+  const [results, artifacts] = await Promise.all([
+    db
+      .selectFrom('results')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('submission_id', 'in', submissions)
+      .execute(),
+    db
+      .selectFrom('artifacts')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('submission_id', 'in', submissions)
+      .execute(),
+  ]);
+  const resultIds = results.map((row) => String(row.id));
+  const events =
+    resultIds.length === 0
+      ? []
+      : await db
+          .selectFrom('webhook_events')
+          .select('id')
+          .where('tenant_id', '=', tenantId)
+          .where('result_id', 'in', resultIds)
+          .execute();
+  return [
+    ...submissions,
+    ...resultIds,
+    ...artifacts.map((row) => String(row.id)),
+    ...events.map((row) => String(row.id)),
+  ];
+}

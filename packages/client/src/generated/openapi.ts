@@ -242,7 +242,7 @@ export interface paths {
         };
         /**
          * Your account's audit trail, newest first
-         * @description Who read, created, downloaded or erased what in your account, and the operator changes to its keys and callbacks. Events hold ids only, never submitted data. Pages are walked with nextCursor, bound to the key’s account and mode.
+         * @description Who read, created, downloaded or erased what in your account, and the operator changes to its keys and callbacks. Events hold ids only, never submitted data. Filtered by your references (partnerSubmissionId, partnerSubjectId: exact match), only the events about the matching submissions and their results, reports and callback events are listed (an erased submission matches nothing). Pages are walked with nextCursor, bound to the key’s account and mode and to the filters.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -4732,6 +4732,10 @@ export interface operations {
     listAuditEvents: {
         parameters: {
             query?: {
+                /** @description Only the events about submissions with this reference of yours (exact match) and about their results, reports and callback events */
+                partnerSubmissionId?: string;
+                /** @description Only the events about this subject's submissions (your reference, exact match) and about their results, reports and callback events */
+                partnerSubjectId?: string;
                 /** @description Items per page, 1 to 200 (default 50) */
                 limit?: number;
                 /** @description nextCursor of the previous page, as it was given; the other filters must stay the same */
@@ -4760,7 +4764,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
-            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: a query parameter is unknown or out of range, or the cursor was issued for another account, mode or list (details.fieldErrors names it) */
+            /** @description BAD_REQUEST: the request is not valid HTTP (malformed request line or headers, path not a valid URL path, no Host); VALIDATION_ERROR: a query parameter is unknown or out of range, or the cursor was issued for another account, mode, list or filter set (details.fieldErrors names it) */
             400: {
                 headers: {
                     /** @description The request id (your x-request-id when it is 1 to 200 of A-Z a-z 0-9 . _ : @ -, else generated) */

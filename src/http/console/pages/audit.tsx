@@ -2,16 +2,24 @@ import type { AuditEvent } from '../../../domain/audit.js';
 import type { PartnerReferences } from '../../../store/tenant-access.js';
 import { AUDIT_ACTION_LABELS, AUDIT_RESOURCE_LABELS, actorLabel } from './audit-labels.js';
 
+/** The search as the form gave it (trimmed, empty ones left out): the API's parameters. */
+export interface AuditFilters {
+  partnerSubmissionId?: string | undefined;
+  partnerSubjectId?: string | undefined;
+  /** Events per page as asked (the API's `limit`); absent for the default. */
+  limit?: string | undefined;
+}
+
 export interface AuditView {
   items: AuditEvent[];
   nextCursor: string | null;
-  /** Events per page as asked (the API's `limit`); empty for the default. */
-  limit: string;
+  filters: AuditFilters;
   /** Key ids → their first characters, to name the keys that acted. */
   prefixes: ReadonlyMap<string, string>;
   /** Resource ids → the partner's references of the submission behind them. */
   references: ReadonlyMap<string, PartnerReferences>;
-  error?: string | undefined;
+  /** The problems with the search, by parameter name. */
+  errors: Record<string, string>;
 }
 
 /** The partner's own references of the submission behind an entry, as the support person knows it. */
@@ -26,51 +34,125 @@ function References({ refs }: { refs: PartnerReferences | undefined }) {
   );
 }
 
-function LimitForm({ limit, error }: { limit: string; error: string | undefined }) {
+function Field({
+  name,
+  label,
+  hint,
+  filters,
+  errors,
+  numeric = false,
+}: {
+  name: keyof AuditFilters;
+  label: string;
+  hint: string;
+  filters: AuditFilters;
+  errors: Record<string, string>;
+  numeric?: boolean;
+}) {
+  const id = `a-${name}`;
+  const error = errors[name];
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <span class="hint" id={`${id}-hint`}>
+        {hint}
+      </span>
+      <input
+        id={id}
+        name={name}
+        type="text"
+        inputmode={numeric ? 'numeric' : undefined}
+        value={filters[name] ?? ''}
+        aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
+        aria-invalid={error ? 'true' : undefined}
+        autocomplete="off"
+      />
+      {error ? (
+        <span class="error" id={`${id}-error`}>
+          {error}
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+/** The search by the partner's references, worded as the callback events' search is. */
+function SearchForm({ filters, errors }: { filters: AuditFilters; errors: Record<string, string> }) {
   return (
     <form method="get" action="/console/audit" class="filters">
-      <div class="field">
-        <label for="a-limit">Events per page</label>
-        <span class="hint" id="a-limit-hint">
-          1 to 200 (default 50)
-        </span>
-        <input
-          id="a-limit"
-          name="limit"
-          type="text"
-          inputmode="numeric"
-          value={limit}
-          aria-describedby={error ? 'a-limit-hint a-limit-error' : 'a-limit-hint'}
-          aria-invalid={error ? 'true' : undefined}
-        />
-        {error ? (
-          <span class="error" id="a-limit-error">
-            {error}
-          </span>
-        ) : null}
-      </div>
-      <button type="submit">Show events</button>
+      <Field
+        name="partnerSubmissionId"
+        label="Your submission reference"
+        hint="Exactly as you sent it, e.g. sub-000124"
+        filters={filters}
+        errors={errors}
+      />
+      <Field
+        name="partnerSubjectId"
+        label="Your subject reference"
+        hint="Exactly as you sent it"
+        filters={filters}
+        errors={errors}
+      />
+      <Field
+        name="limit"
+        label="Events per page"
+        hint="1 to 200 (default 50)"
+        filters={filters}
+        errors={errors}
+        numeric
+      />
+      <button type="submit">Find events</button>
     </form>
   );
 }
 
-function nextHref(limit: string, cursor: string): string {
+function nextHref(filters: AuditFilters, cursor: string): string {
   const query = new URLSearchParams();
-  if (limit) query.set('limit', limit);
+  for (const [name, value] of Object.entries(filters)) if (value) query.set(name, value);
   query.set('cursor', cursor);
   return `/console/audit?${query}`;
+}
+
+/** The parameters the form has a field for (a problem with another one is named in the alert). */
+const FIELDS: ReadonlySet<string> = new Set(['partnerSubmissionId', 'partnerSubjectId', 'limit']);
+
+function searched(filters: AuditFilters): boolean {
+  return Boolean(filters.partnerSubmissionId || filters.partnerSubjectId);
+}
+
+function Explanation({ searched }: { searched: boolean }) {
+  return (
+    <p>
+      Who viewed, created, downloaded or changed what in this account. Events name the service's ids only,
+      never submitted data; this page adds your own references of the submission behind an entry.
+      {searched
+        ? ' Searched by your references, it lists the events about the matching submissions and their ' +
+          'results, reports and callback events.'
+        : null}
+    </p>
+  );
 }
 
 /** The account's audit trail, newest first (the API's `GET /v1/audit-events`), a page at a time. */
 export function AuditTrail({ view }: { view: AuditView }) {
   return (
     <>
-      <p>
-        Who viewed, created, downloaded or changed what in this account. Events name the service's ids only,
-        never submitted data; this page adds your own references of the submission behind an entry.
-      </p>
-      <LimitForm limit={view.limit} error={view.error} />
-      {view.items.length === 0 && !view.error ? <p>No events.</p> : null}
+      <Explanation searched={searched(view.filters)} />
+      <SearchForm filters={view.filters} errors={view.errors} />
+      {Object.keys(view.errors).length > 0 ? (
+        <p class="error" role="alert">
+          Some filters are not valid; correct them and search again.
+          {Object.entries(view.errors)
+            .filter(([name]) => !FIELDS.has(name))
+            .map(([name, message]) => (
+              <span key={name}> {message}</span>
+            ))}
+        </p>
+      ) : null}
+      {view.items.length === 0 && Object.keys(view.errors).length === 0 ? (
+        <p>{searched(view.filters) ? 'No events match these filters.' : 'No events.'}</p>
+      ) : null}
       {view.items.length > 0 ? (
         <table class="list">
           <caption>Audit events, newest first</caption>
@@ -106,7 +188,7 @@ export function AuditTrail({ view }: { view: AuditView }) {
       ) : null}
       {view.nextCursor ? (
         <p>
-          <a href={nextHref(view.limit, view.nextCursor)} rel="next">
+          <a href={nextHref(view.filters, view.nextCursor)} rel="next">
             Older events
           </a>
         </p>
