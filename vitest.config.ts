@@ -19,7 +19,10 @@ const INTEGRATION = [
  * and whole processes under faults (test/scale: 2 API + 2 workers at scale; a private cluster restarted mid-load).
  */
 const POSTGRES_ONLY = ['test/postgres/**/*.test.ts', 'test/scale/**/*.test.ts'];
-/** What only SQLite has: its planner, which keeps no statistics (checked against the shape of a statement). */
+/**
+ * What only SQLite has: its planner, which keeps no statistics (checked against the shape of a
+ * statement), and the embedded store's own backups (`backup create`, `verify`, `restore`).
+ */
 const SQLITE_ONLY = ['test/sqlite/**/*.test.ts'];
 /** The driver conformance cases: both drivers in one run (River's `riverdrivertest`). */
 const DRIVERS = ['test/drivers/**/*.test.ts'];

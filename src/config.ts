@@ -108,6 +108,31 @@ export const SETTINGS = {
     default: undefined,
     doc: 'master key sealing webhook signing secrets and receiver keys at rest; unset = generated once into `DATA_DIR/secrets`',
   },
+  ERASURE_LEDGER: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    doc: 'the erasure ledger, a file kept apart from the database and its backups (docs/backup.md); unset = `DATA_DIR/erasure-ledger.jsonl`. Several hosts on one PostgreSQL database: one shared file',
+  },
+  ERASURE_REPLAY_ON_START: {
+    schema: boolFromEnv,
+    default: 'false',
+    doc: 'a database that misses erasures recorded in the ledger (restored from a backup) has them replayed at start, logged and audited; `false` refuses to start until `erasures replay` ran',
+  },
+  BACKUP_DIR: {
+    schema: z.string().min(1).optional(),
+    default: undefined,
+    doc: 'SQLite only: scheduled backups are written here (docs/backup.md); unset = none',
+  },
+  BACKUP_INTERVAL: {
+    schema: durationSchema,
+    default: '24h',
+    doc: 'time between scheduled backups (with `BACKUP_DIR`)',
+  },
+  BACKUP_KEEP: {
+    schema: z.coerce.number().int().min(1).max(10000),
+    default: '7',
+    doc: 'scheduled backups kept in `BACKUP_DIR`; older ones are deleted',
+  },
   LOG_LEVEL: {
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     default: 'info',
@@ -285,6 +310,12 @@ export interface Config {
   webhookDisableAfterMs: number;
   /** `WEBHOOK_ATTEMPT_RETENTION`: delivery attempts (and their answer snippets) are kept this long. */
   webhookAttemptRetentionMs: number;
+  /** `ERASURE_LEDGER`: unset = beside the embedded database (`defaultLedgerFile`). */
+  erasureLedger: string | undefined;
+  erasureReplayOnStart: boolean;
+  backupDir: string | undefined;
+  backupIntervalMs: number;
+  backupKeep: number;
   logLevel: z.infer<Settings['LOG_LEVEL']['schema']>;
   migrateOnStart: boolean;
   slaSeconds: number;
@@ -343,6 +374,10 @@ function otlpTracesEndpoint(env: NodeJS.ProcessEnv): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+function optionalPath(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : path.resolve(value);
+}
+
 /** A comma-separated list of origins as a list (none when unset). */
 function origins(value: string | undefined): string[] {
   return (value ?? '')
@@ -396,6 +431,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecretsKey: read(env, 'WEBHOOK_SECRETS_KEY'),
     webhookDisableAfterMs: parseDurationMs(read(env, 'WEBHOOK_DISABLE_AFTER')),
     webhookAttemptRetentionMs: parseDurationMs(read(env, 'WEBHOOK_ATTEMPT_RETENTION')),
+    erasureLedger: optionalPath(read(env, 'ERASURE_LEDGER')),
+    erasureReplayOnStart: read(env, 'ERASURE_REPLAY_ON_START'),
+    backupDir: optionalPath(read(env, 'BACKUP_DIR')),
+    backupIntervalMs: parseDurationMs(read(env, 'BACKUP_INTERVAL')),
+    backupKeep: read(env, 'BACKUP_KEEP'),
     logLevel: read(env, 'LOG_LEVEL'),
     migrateOnStart: read(env, 'MIGRATE_ON_START'),
     slaSeconds: read(env, 'SLA_SECONDS'),

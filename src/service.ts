@@ -11,7 +11,10 @@ import { PageCursors } from './http/cursor.js';
 import { DownloadLinks } from './http/download-links.js';
 import type { ListenTiming } from './http/listen-stream.js';
 import { type ReadinessCheck, readiness } from './http/routes/support.js';
+import { BackupScheduler, lastBackupSeconds } from './lifecycle/backup-scheduler.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
+import type { ReplayReport } from './lifecycle/replay.js';
+import { guardLedger } from './lifecycle/start-guard.js';
 import { explainListenFailure } from './listen-failure.js';
 import { createLogger } from './logger.js';
 import {
@@ -29,6 +32,7 @@ import { Worker } from './queue/worker.js';
 import { Store } from './store/index.js';
 import { ERASURE_JOB_TYPE } from './store/repositories/erasures.js';
 import { loadOrCreateSecret } from './store/secrets.js';
+import { sqliteFile } from './store/sqlite/driver.js';
 import { ServiceMetrics } from './telemetry/metrics.js';
 import { type MetricsServer, serveMetrics } from './telemetry/metrics-server.js';
 import { startTracing } from './telemetry/tracing.js';
@@ -80,7 +84,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   checkSettings(config, role);
   // Before the store opens: the pg instrumentation must patch the client before it connects.
   const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: VERSION, role }) : undefined;
-  const store = await openServiceStore(config, { clock, logger, stopTracing });
+  const { store, replayed } = await openServiceStore(config, { clock, logger, stopTracing });
   // The worker yields to partners' requests only when both share this process's event loop.
   const door = role === 'all' && config.workerBusyConcurrency > 0 ? new DoorSignal() : undefined;
   const background =
@@ -112,7 +116,11 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   const metrics =
     config.metricsPort === undefined
       ? undefined
-      : await startMetrics(config, { store, clock, role, readinessChecks }, logger);
+      : await startMetrics(
+          config,
+          { store, clock, role, readinessChecks, replayedAtStart: replayed?.erasures ?? 0 },
+          logger,
+        );
   worker?.start();
   background?.maintenance.start();
   const address = app.server.address();
@@ -168,16 +176,23 @@ function checkSettings(config: Config, role: ServiceRole): void {
   if (role === 'worker' && config.workerConcurrency <= 0) {
     throw new ConfigError('a worker process needs WORKER_CONCURRENCY above 0');
   }
+  if (config.backupDir !== undefined && config.databaseUrl !== undefined) {
+    throw new ConfigError(
+      'BACKUP_DIR schedules backups of the embedded store only: on PostgreSQL unset it and back up with pg_basebackup or pg_dump (docs/backup.md)',
+    );
+  }
 }
 
 /**
  * The store, reachable and migrated (MIGRATE_ON_START): a database that is missing or refuses
- * stops the start with one sentence (`DatabaseUnavailableError`), and nothing is left open.
+ * stops the start with one sentence (`DatabaseUnavailableError`), and nothing is left open; so
+ * does a database that misses erasures its ledger recorded, unless they are replayed now
+ * (`guardLedger`, docs/backup.md).
  */
 async function openServiceStore(
   config: Config,
   parts: { clock: Clock; logger: Logger; stopTracing: (() => Promise<void>) | undefined },
-): Promise<Store> {
+): Promise<{ store: Store; replayed: ReplayReport | undefined }> {
   const { clock, logger } = parts;
   const store = Store.open(config, { clock, logger, background: true });
   try {
@@ -187,7 +202,7 @@ async function openServiceStore(
       const { applied } = await store.migrate();
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
-    return store;
+    return { store, replayed: await guardLedger(config, store, { clock, logger }) };
   } catch (error) {
     await store.close();
     await parts.stopTracing?.();
@@ -275,15 +290,27 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 /** The Prometheus registry of this process and the listener that serves it. */
 async function startMetrics(
   config: Config,
-  parts: { store: Store; clock: Clock; role: ServiceRole; readinessChecks: ReadinessCheck[] },
+  parts: {
+    store: Store;
+    clock: Clock;
+    role: ServiceRole;
+    readinessChecks: ReadinessCheck[];
+    replayedAtStart: number;
+  },
   logger: Logger,
 ): Promise<{ registry: ServiceMetrics; server: MetricsServer }> {
   const { store, clock } = parts;
+  const backupDir = config.backupDir;
+  const startedAt = clock().getTime() / 1000;
   const registry = new ServiceMetrics({
     queue: () => store.system.jobs.queueCounts(clock()),
     endpoints: () => store.system.endpointHealth.countsByStatus(),
     ready: async () => (await readiness(() => store.isReady(), parts.readinessChecks)).ok,
     now: clock,
+    ledgerPosition: async () => (await store.system.ledger.state()).seq,
+    // No backup yet: counted from when this process began scheduling them.
+    ...(backupDir === undefined ? {} : { lastBackupAt: () => lastBackupSeconds(backupDir) ?? startedAt }),
+    replayedAtStart: parts.replayedAtStart,
     jobTypes: [...JOB_TYPES, ERASURE_JOB_TYPE],
     info: { version: VERSION, role: parts.role, store: store.driver.name },
   });
@@ -380,6 +407,17 @@ export function createWorker(
         auditRetentionDays: config.auditRetentionDays,
         webhookAttemptRetentionMs: config.webhookAttemptRetentionMs,
       }),
+      ...(config.backupDir === undefined
+        ? []
+        : [
+            new BackupScheduler({
+              source: sqliteFile(config.dataDir),
+              dir: config.backupDir,
+              intervalMs: config.backupIntervalMs,
+              keep: config.backupKeep,
+              clock,
+            }),
+          ]),
     ],
     clock,
     logger,

@@ -1,11 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { BackupError } from '../lifecycle/backup.js';
+import { LedgerError } from '../store/erasure-ledger.js';
 import { DatabaseUnavailableError } from '../store/postgres/connect-failure.js';
 import { NoSandboxError, NotFoundError } from '../store/repositories/accounts.js';
 import { VERSION } from '../version.js';
 import { WebhookAdminError } from '../webhooks/admin.js';
 import { UsageError } from './arguments.js';
 import { addAuditCommands } from './audit.js';
+import { addBackupCommands } from './backup.js';
 import { addConsoleCommands } from './console.js';
 import { addDoctorCommand } from './doctor.js';
 import { addErasuresCommands } from './erasures.js';
@@ -35,6 +38,7 @@ export function buildCli(): Command {
   addTenantsCommands(program);
   addSubjectsCommands(program);
   addErasuresCommands(program);
+  addBackupCommands(program);
   addAuditCommands(program);
   addPartnersCommands(program);
   addKeysCommands(program);
@@ -59,6 +63,8 @@ export async function runCli(argv: string[]): Promise<number> {
       error instanceof NotFoundError ||
       error instanceof NoSandboxError ||
       error instanceof ConfigError ||
+      error instanceof BackupError ||
+      error instanceof LedgerError ||
       error instanceof DatabaseUnavailableError ||
       error instanceof WebhookAdminError
         ? error.message

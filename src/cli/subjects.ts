@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import type { ApiMode } from '../domain/mode.js';
+import { behindMessage, compareLedger } from '../lifecycle/ledger-check.js';
+import { LedgerError } from '../store/erasure-ledger.js';
 import { modeOption, requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
@@ -20,6 +22,10 @@ export function addSubjectsCommands(program: Command): void {
       }
       print(
         await withStore(async (s, store) => {
+          // A database behind its ledger would record this erasure past the ones it misses.
+          const verdict = await compareLedger(s);
+          if (verdict.kind === 'broken') throw new LedgerError(verdict.message);
+          if (verdict.kind === 'behind') throw new LedgerError(behindMessage(verdict.missing.length));
           const scoped = await s.accounts.tenantForMode(tenantId, opts.mode);
           return store.forTenant(scoped).erasures.request(opts.subject, ORIGIN);
         }),

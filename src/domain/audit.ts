@@ -35,6 +35,11 @@ export const AUDIT_ACTIONS = [
   'console.link_created',
   'console.signed_in',
   'console.signed_out',
+  // Backup and restore (issue 39): the account's data went back to a backup, and the erasures
+  // made since were replayed; an operator accepted a lost or damaged erasure ledger.
+  'backup.restored',
+  'erasures.replayed',
+  'erasures.ledger_overridden',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -43,6 +43,8 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
       }
       const submissionId = job.submissionId;
       const artifactIds = await deleteObjects(store, submissionId);
+      // The ledger entry a first attempt appended, which a second one settles.
+      const ledgerMemo = {};
       // Commit unit (it may run twice): deletes and counts through `trx`, so a rolled-back
       // attempt counted nothing; the flush is asked for again by the attempt that commits.
       return async (trx, completion) => {
@@ -64,6 +66,7 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
             },
             now,
           );
+          await store.erasures.ledgerCompleted(trx, completedTenantId, erasureId, now, ledgerMemo);
           completion.afterCommit(() => store.flushDeletes());
         }
       };

@@ -250,6 +250,15 @@ export interface ErasureTable {
   completed_at: NullableTimestamp;
 }
 
+/** The database's identity and its position in the erasure ledger (`0021_erasure_ledger`): one row. */
+export interface ErasureLedgerStateTable {
+  id: number;
+  store_id: string;
+  applied_seq: number;
+  head: string;
+  updated_at: Timestamp;
+}
+
 /** The append-only audit trail (`0009_lifecycle`): never health data, keys or subject ids. */
 export interface AuditEventTable {
   id: string;
@@ -300,6 +309,7 @@ export interface Database {
   console_links: ConsoleLinkTable;
   console_sessions: ConsoleSessionTable;
   erasures: ErasureTable;
+  erasure_ledger_state: ErasureLedgerStateTable;
   audit_events: AuditEventTable;
   tenants: TenantTable;
   partners: PartnerTable;

@@ -6,6 +6,7 @@ import { JobNotifier } from '../jobs/notifier.js';
 import { SecretBox } from '../secret-box.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
 import type { Driver } from './driver.js';
+import { defaultLedgerFile, ErasureLedger } from './erasure-ledger.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { S3ArtifactStore } from './object-store/s3-artifact-store.js';
 import { openPostgresDriver } from './postgres/driver.js';
@@ -16,6 +17,7 @@ import { EndpointHealthRepository } from './repositories/endpoint-health.js';
 import { ErasureRepository, type Sealer } from './repositories/erasures.js';
 import { IngestWriter } from './repositories/ingest.js';
 import { JobsRepository } from './repositories/jobs.js';
+import { LedgerStateRepository } from './repositories/ledger-state.js';
 import { MaintenanceRepository } from './repositories/maintenance.js';
 import { PipelineRepository } from './repositories/pipeline.js';
 import { ResultsRepository } from './repositories/results.js';
@@ -31,7 +33,21 @@ export type { SystemStore } from './system-store.js';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'> &
-  Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey' | 'objectStore'>>;
+  Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey' | 'objectStore' | 'erasureLedger'>>;
+
+/** The master key of sealed values and the erasure ledger: WEBHOOK_SECRETS_KEY, else its generated file. */
+export function masterKeyFor(config: StoreConfig): Buffer {
+  return config.webhookSecretsKey
+    ? Buffer.from(config.webhookSecretsKey, 'utf8')
+    : loadOrCreateSecret(config.dataDir, 'webhook-secrets.key');
+}
+
+/** The erasure ledger `config` names (ERASURE_LEDGER, else beside the embedded database). */
+export function ledgerFor(config: StoreConfig): ErasureLedger {
+  return new ErasureLedger(config.erasureLedger ?? defaultLedgerFile(config.dataDir), () =>
+    masterKeyFor(config),
+  );
+}
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//.test(url);
@@ -75,6 +91,8 @@ export class Store implements TenantGateway, ArtifactGateway {
       sealer?: () => Sealer;
       /** Where report bytes go; the database (`artifact_contents`) unless given. */
       artifacts?: ArtifactStore;
+      /** The erasure ledger, apart from the database (docs/backup.md); needed by erasures. */
+      ledger?: ErasureLedger;
     },
   ) {
     const { clock } = deps;
@@ -89,6 +107,10 @@ export class Store implements TenantGateway, ArtifactGateway {
     const notifier = new JobNotifier(driver.wakeSource(logger));
     const audit = new AuditRepository(driver);
     const jobs = new JobsRepository(driver);
+    const ledger = new LedgerStateRepository(driver.db, () => {
+      if (!deps.ledger) throw new Error('this store was opened without an erasure ledger');
+      return deps.ledger;
+    });
     let sealerInstance: Sealer | undefined;
     this.console = new ConsoleSessionsRepository(driver.db, audit);
     this.system = {
@@ -115,6 +137,7 @@ export class Store implements TenantGateway, ArtifactGateway {
       erasures: new ErasureRepository(driver, {
         jobs,
         audit,
+        ledger,
         sealer: () => {
           sealerInstance ??= sealer();
           return sealerInstance;
@@ -122,6 +145,7 @@ export class Store implements TenantGateway, ArtifactGateway {
         maxAttempts: policy.maxAttempts,
       }),
       audit,
+      ledger,
       flushDeletes: () => driver.flushDeletes(),
       batcher,
       notifier,
@@ -156,6 +180,7 @@ export class Store implements TenantGateway, ArtifactGateway {
           new SecretBox(
             config.webhookSecretsKey ?? loadOrCreateSecret(config.dataDir, 'webhook-secrets.key'),
           ),
+        ledger: ledgerFor(config),
       },
     );
   }

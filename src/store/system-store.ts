@@ -10,6 +10,7 @@ import type { EndpointHealthRepository } from './repositories/endpoint-health.js
 import type { ErasureRepository } from './repositories/erasures.js';
 import type { IngestWriter } from './repositories/ingest.js';
 import type { JobsRepository } from './repositories/jobs.js';
+import type { LedgerStateRepository } from './repositories/ledger-state.js';
 import type { MaintenanceRepository } from './repositories/maintenance.js';
 import type { PipelineRepository } from './repositories/pipeline.js';
 import type { ResultsRepository } from './repositories/results.js';
@@ -34,6 +35,8 @@ export interface SystemStore {
   readonly erasures: ErasureRepository;
   /** The append-only audit trail, written in the transaction of the action it records. */
   readonly audit: AuditRepository;
+  /** The database's position in the erasure ledger, kept apart from it (docs/backup.md). */
+  readonly ledger: LedgerStateRepository;
   /** After erasing: deleted rows made unreadable in the database's files (`Driver.flushDeletes`). */
   flushDeletes(): Promise<void>;
   /** Group commit for ingest, job transitions and every other write. */

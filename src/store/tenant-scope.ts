@@ -151,9 +151,11 @@ function erasuresOf({ system, tenantId, clock }: Scope): TenantAccess['erasures'
     request: async (partnerSubjectId, origin) => {
       // Commit unit: decides from the subject's submissions read in `trx`; a second attempt
       // makes a new erasure id (the first one's rows were rolled back) and reuses the
-      // sealing key file the first one may have created.
+      // sealing key file the first one may have created; the ledger entry the first one
+      // appended is reused (`memo`), with its erasure id.
+      const memo = {};
       const { erasure, enqueued } = await system.batcher.submit(
-        (trx) => system.erasures.request(trx, tenantId, partnerSubjectId, origin, clock()),
+        (trx) => system.erasures.request(trx, tenantId, partnerSubjectId, origin, clock(), { memo }),
         // One subject's requests queue behind each other (the same lane on PostgreSQL).
         { urgent: true, lockKey: `erasure:${tenantId}:${partnerSubjectId}` },
       );

@@ -101,6 +101,36 @@ export const METRIC_CATALOG = {
     labels: ['type'],
     help: 'Time to render one report, by type (json, html, pdf).',
   },
+  ledgerEntries: {
+    name: 'healthspan_erasure_ledger_entries',
+    type: 'gauge',
+    labels: [],
+    help: 'Erasure ledger entries the database has applied (its position in the ledger, docs/backup.md), read once per scrape.',
+  },
+  ledgerAppends: {
+    name: 'healthspan_erasure_ledger_appends_total',
+    type: 'counter',
+    labels: ['kind'],
+    help: 'Entries this process appended to the erasure ledger, by kind (requested, completed, override).',
+  },
+  erasuresReplayed: {
+    name: 'healthspan_erasures_replayed_total',
+    type: 'counter',
+    labels: [],
+    help: 'Erasures this process requested again from the erasure ledger (ERASURE_REPLAY_ON_START after a restore).',
+  },
+  backups: {
+    name: 'healthspan_backups_total',
+    type: 'counter',
+    labels: ['outcome'],
+    help: 'Scheduled backups (BACKUP_DIR) this process wrote, by outcome (ok: written and checked; failed).',
+  },
+  backupLastSuccess: {
+    name: 'healthspan_backup_last_success_timestamp_seconds',
+    type: 'gauge',
+    labels: [],
+    help: 'When the newest checked backup in BACKUP_DIR was taken (Unix seconds; while it holds none, when this process started), read once per scrape; 0 without BACKUP_DIR.',
+  },
   objectStoreOperations: {
     name: 'healthspan_object_store_operations_total',
     type: 'counter',

@@ -44,6 +44,12 @@ export interface TelemetryEvents {
   };
   /** One report rendered (on whichever thread rendered it). */
   'report.rendered': { type: string; seconds: number };
+  /** An entry appended to the erasure ledger (docs/backup.md). */
+  'ledger.appended': { kind: 'requested' | 'completed' | 'override' };
+  /** A replay of the erasure ledger against a restored database: counts only. */
+  'erasures.replayed': { entries: number; erasures: number; submissions: number };
+  /** A backup written by this process (a scheduled one), verified or failed. */
+  'backup.finished': { outcome: 'ok' | 'failed'; seconds: number; finishedAtMs: number };
 }
 
 export type TelemetryEventName = keyof TelemetryEvents;

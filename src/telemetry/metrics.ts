@@ -23,6 +23,12 @@ export interface MetricsSources {
   ready(): Promise<boolean>;
   /** For the age of the oldest due job. */
   now(): Date;
+  /** The database's position in the erasure ledger (entries applied); none when not given. */
+  ledgerPosition?(): Promise<number>;
+  /** When the newest backup in BACKUP_DIR was taken (none yet: when the process started); not given without BACKUP_DIR. */
+  lastBackupAt?(): number | undefined;
+  /** Erasures replayed at this process's start, before the registry existed. */
+  replayedAtStart?: number;
   /** The job types this service runs: each reported (0) before its first job. */
   jobTypes: readonly string[];
   info: { version: string; role: string; store: string };
@@ -77,6 +83,9 @@ function eventSeries(r: Registry) {
     commitBatch: histogram('dbCommitBatchSize', BUCKETS.batch),
     render: histogram('renderDuration', BUCKETS.render),
     objects: new Counter({ ...spec('objectStoreOperations'), registers: [r] }),
+    ledgerAppends: new Counter({ ...spec('ledgerAppends'), registers: [r] }),
+    erasuresReplayed: new Counter({ ...spec('erasuresReplayed'), registers: [r] }),
+    backups: new Counter({ ...spec('backups'), registers: [r] }),
   };
 }
 
@@ -119,6 +128,9 @@ function observeEvents(series: ReturnType<typeof eventSeries>): () => void {
     },
     'report.rendered': (e) => render.observe({ type: e.type }, e.seconds),
     'artifact.object': (e) => objects.inc({ operation: e.operation, outcome: e.outcome }, e.count),
+    'ledger.appended': (e) => series.ledgerAppends.inc({ kind: e.kind }),
+    'erasures.replayed': (e) => series.erasuresReplayed.inc(e.erasures),
+    'backup.finished': (e) => series.backups.inc({ outcome: e.outcome }),
   });
 }
 
@@ -149,6 +161,8 @@ export class ServiceMetrics {
       },
     });
     if (sources.endpoints) this.endpointGauge(r, sources.endpoints);
+    this.backupGauges(r);
+    series.erasuresReplayed.inc(sources.replayedAtStart ?? 0);
     new Gauge({ ...spec('buildInfo'), registers: [r] }).set(sources.info, 1);
     this.unsubscribe = observeEvents(series);
   }
@@ -177,6 +191,29 @@ export class ServiceMetrics {
       );
     }
     return this.queueRead.counts;
+  }
+
+  /** The ledger position and the newest backup's time, read at scrape; nothing when unknown. */
+  private backupGauges(r: Registry): void {
+    const { ledgerPosition, lastBackupAt } = this.sources;
+    new Gauge({
+      ...spec('ledgerEntries'),
+      registers: [r],
+      async collect() {
+        this.reset();
+        const position = await ledgerPosition?.().catch(() => undefined);
+        if (position !== undefined) this.set(position);
+      },
+    });
+    new Gauge({
+      ...spec('backupLastSuccess'),
+      registers: [r],
+      collect() {
+        this.reset();
+        const at = lastBackupAt?.();
+        if (at !== undefined) this.set(at);
+      },
+    });
   }
 
   /**

@@ -30,6 +30,7 @@ const ALERTS = [
   'HealthspanHighErrorRate',
   'HealthspanSlowIngest',
   'HealthspanEventLoopLag',
+  'HealthspanBackupStale',
 ];
 
 // Grafana's import form replaces this with the data source the operator picks.

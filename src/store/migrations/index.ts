@@ -18,6 +18,7 @@ import * as m0015 from './0015_held_jobs.js';
 import * as m0016 from './0016_console_sessions.js';
 import * as m0017 from './0017_console_actor.js';
 import * as m0020 from './0020_listen_position.js';
+import * as m0021 from './0021_erasure_ledger.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, driver: DriverName): Promise<void>;
@@ -43,4 +44,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0016_console_sessions': m0016,
   '0017_console_actor': m0017,
   '0020_listen_position': m0020,
+  '0021_erasure_ledger': m0021,
 };

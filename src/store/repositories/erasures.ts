@@ -3,11 +3,13 @@ import type { NewJob } from '../../jobs/types.js';
 import { iso, isoOrNull } from '../codec.js';
 import type { Driver } from '../driver.js';
 import { ERASURE_JOB_TYPE } from '../erasure-job-type.js';
+import type { LedgerEntry } from '../erasure-ledger.js';
 import { newId, subjectIdFor } from '../ids.js';
 import { type KeysetPage, type KeysetPosition, keysetPage } from '../keyset.js';
 import type { Executor } from '../prepared.js';
 import type { AuditRepository } from './audit.js';
 import type { JobsRepository } from './jobs.js';
+import type { LedgerStateRepository } from './ledger-state.js';
 
 export { ERASURE_JOB_TYPE };
 
@@ -40,6 +42,17 @@ export interface Sealer {
   open(sealed: string, context: string): string;
 }
 
+/** How a request meets the erasure ledger (docs/backup.md). */
+export interface LedgerUse {
+  /**
+   * Kept across a commit unit's attempts: the entry the first attempt appended, which a second
+   * attempt reuses (the same erasure id) instead of appending another.
+   */
+  memo?: { entry?: LedgerEntry };
+  /** A replay of this entry: the erasure takes its id, and nothing is appended. */
+  replayOf?: LedgerEntry;
+}
+
 // A held erasure (its account deactivated) is still under way: it runs on reactivation.
 const UNFINISHED = ['pending', 'running', 'retrying', 'held'];
 
@@ -67,6 +80,7 @@ export class ErasureRepository {
     private readonly deps: {
       jobs: JobsRepository;
       audit: AuditRepository;
+      ledger: LedgerStateRepository;
       sealer: () => Sealer;
       maxAttempts: number;
     },
@@ -76,7 +90,8 @@ export class ErasureRepository {
    * Records an erasure request in `trx`: the subject's pending erasure when every submission of
    * the subject is already being erased by it, else a new one over the submissions no erasure
    * covers yet (completed at once, with zero counts, when there are none: a request does not
-   * reveal whether the subject exists). Returns it, and whether jobs were enqueued.
+   * reveal whether the subject exists). Returns it, and whether jobs were enqueued. A new erasure
+   * is appended to the erasure ledger last, in `trx` (on disk before the request is answered).
    */
   async request(
     trx: Executor,
@@ -84,6 +99,7 @@ export class ErasureRepository {
     partnerSubjectId: string,
     origin: AuditOrigin,
     now: Date,
+    use: LedgerUse = {},
   ): Promise<{ erasure: ErasureRecord; enqueued: boolean }> {
     const subjectId = subjectIdFor(tenantId, partnerSubjectId);
     const uncovered = await this.uncoveredSubmissions(trx, tenantId, subjectId);
@@ -104,7 +120,7 @@ export class ErasureRepository {
       }
     }
 
-    const erasureId = newId();
+    const erasureId = use.replayOf?.erasureId ?? use.memo?.entry?.erasureId ?? newId();
     const nowIso = now.toISOString();
     const row = {
       id: erasureId,
@@ -123,7 +139,67 @@ export class ErasureRepository {
     for (const { id } of uncovered) await this.enqueueErasure(trx, tenantId, erasureId, id, origin, now);
     await audit('subject.erasure_requested', erasureId);
     if (uncovered.length === 0) await audit('subject.erased', erasureId);
+    if (!use.replayOf) {
+      const completedAtOnce = uncovered.length === 0;
+      await this.ledgerRequested(trx, { tenantId, erasureId, partnerSubjectId, now, completedAtOnce }, use);
+    }
     return { erasure: this.toRecord(row), enqueued: uncovered.length > 0 };
+  }
+
+  /**
+   * The ledger's `requested` entry of a new erasure (and its `completed` one, when it completed at
+   * once): appended once; a second attempt settles what the first appended (`memo`: the last).
+   */
+  private async ledgerRequested(
+    trx: Executor,
+    e: { tenantId: string; erasureId: string; partnerSubjectId: string; now: Date; completedAtOnce: boolean },
+    use: LedgerUse,
+  ): Promise<void> {
+    const appended = use.memo?.entry;
+    if (appended?.erasureId === e.erasureId) {
+      await this.deps.ledger.advance(trx, appended);
+      return;
+    }
+    const at = e.now.toISOString();
+    const ledger = this.deps.ledger;
+    let entry = await ledger.append(trx, {
+      kind: 'requested',
+      at,
+      tenantId: e.tenantId,
+      erasureId: e.erasureId,
+      subject: ledger.ledger().subjectHash(e.tenantId, e.partnerSubjectId),
+    });
+    if (e.completedAtOnce) {
+      entry = await ledger.append(trx, {
+        kind: 'completed',
+        at,
+        tenantId: e.tenantId,
+        erasureId: e.erasureId,
+        subject: null,
+      });
+    }
+    if (use.memo) use.memo.entry = entry;
+  }
+
+  /** The ledger's `completed` entry of an erasure, in the transaction that completed it. */
+  async ledgerCompleted(
+    trx: Executor,
+    tenantId: string,
+    erasureId: string,
+    now: Date,
+    memo: { entry?: LedgerEntry },
+  ): Promise<void> {
+    if (memo.entry) {
+      await this.deps.ledger.advance(trx, memo.entry);
+      return;
+    }
+    memo.entry = await this.deps.ledger.append(trx, {
+      kind: 'completed',
+      at: now.toISOString(),
+      tenantId,
+      erasureId,
+      subject: null,
+    });
   }
 
   /** The subject's submissions that no unfinished erasure job is erasing yet. */

@@ -31,6 +31,9 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   'console.link_created': 'Console sign-in link made',
   'console.signed_in': 'Signed in to the console',
   'console.signed_out': 'Signed out of the console',
+  'backup.restored': 'Account data restored from a backup',
+  'erasures.replayed': 'Erasure carried out again after a restore',
+  'erasures.ledger_overridden': 'Erasure ledger replaced by the operator',
 };
 
 export const AUDIT_RESOURCE_LABELS: Record<AuditResourceType, string> = {

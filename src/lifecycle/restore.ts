@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import type { AuditOrigin } from '../domain/audit.js';
+import { LedgerError, syncDirectory } from '../store/erasure-ledger.js';
+import { ledgerFor, Store } from '../store/index.js';
+import { isSqliteBusy } from '../store/sqlite/busy.js';
+import { sqliteFile } from '../store/sqlite/driver.js';
+import { BackupError, type BackupManifest, verifyBackup } from './backup.js';
+import { type ReplayReport, recordRestore, replayErasures } from './replay.js';
+
+export interface RestoreReport {
+  restored: string;
+  backupCreatedAt: string;
+  schemaVersion: string;
+  /** Accounts whose trail records the restore (`backup.restored`). */
+  accounts: number;
+  replay: ReplayReport;
+}
+
+/** Refuses, creating nothing, when the erasure ledger cannot bring the backup up to date. */
+async function checkLedger(config: Config, manifest: BackupManifest): Promise<void> {
+  const ledger = ledgerFor(config);
+  let contents: Awaited<ReturnType<typeof ledger.read>>;
+  try {
+    contents = await ledger.read();
+  } catch (error) {
+    if (error instanceof LedgerError) throw new BackupError(`${error.message}; nothing was restored`);
+    throw error;
+  }
+  const { seq, head } = manifest.ledger;
+  if (seq === 0) return;
+  if (!contents.exists) {
+    throw new BackupError(
+      `the erasure ledger ${ledger.file} is missing, so the erasures made since this backup cannot be replayed; set ERASURE_LEDGER to it (nothing was restored)`,
+    );
+  }
+  const applied = contents.entries.find((e) => e.seq === seq);
+  if (!applied || applied.mac !== head) {
+    throw new BackupError(
+      `the erasure ledger ${ledger.file} does not hold this backup's last erasure entry (${seq}): it is another database's ledger, or it was cut (nothing was restored)`,
+    );
+  }
+}
+
+/**
+ * Refuses while any process has the store open: the service must be stopped. An exclusive lock
+ * is refused while another connection holds the file (WAL mode keeps a lock while open).
+ */
+function assertStopped(file: string, dataDir: string): void {
+  if (!fs.existsSync(file)) return;
+  const db = new SqliteDatabase(file, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 0');
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('begin exclusive');
+    db.exec('commit');
+  } catch (error) {
+    if (!isSqliteBusy(error)) throw error;
+    throw new BackupError(
+      `the store in DATA_DIR=${dataDir} is in use (the service is running): stop every process using it, then restore (nothing was restored)`,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** Puts the backup's copy in place of the store's file, with no log left of the database before. */
+async function putInPlace(copy: string, file: string): Promise<void> {
+  const dir = path.dirname(file);
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  const restoring = `${file}.restoring`;
+  await fsp.rm(restoring, { force: true });
+  await fsp.copyFile(copy, restoring, fs.constants.COPYFILE_EXCL);
+  const handle = await fsp.open(restoring, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  // The old database's log must not be applied to the restored one.
+  await fsp.rm(`${file}-wal`, { force: true });
+  await fsp.rm(`${file}-shm`, { force: true });
+  await fsp.rename(restoring, file);
+  await syncDirectory(dir);
+}
+
+/**
+ * `backup restore` (the embedded store): checks the backup and the ledger, refuses while the
+ * service runs, puts the copy in place, migrates it, records the restore in every account's
+ * trail, and replays the erasure ledger, so nobody erased since the backup comes back.
+ */
+export async function restoreBackup(
+  copy: string,
+  config: Config,
+  deps: { clock: Clock; logger: Logger; origin: AuditOrigin },
+): Promise<RestoreReport> {
+  if (config.databaseUrl !== undefined) {
+    throw new BackupError(
+      'backup restore is for the embedded store: on PostgreSQL restore with pg_restore, then run "healthspan-admin erasures replay" (docs/backup.md)',
+    );
+  }
+  const manifest = await verifyBackup(copy);
+  await checkLedger(config, manifest);
+  const file = sqliteFile(config.dataDir);
+  assertStopped(file, config.dataDir);
+  await putInPlace(copy, file);
+  deps.logger.info(
+    { createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion },
+    'backup restored',
+  );
+  const store = Store.open(config, { clock: deps.clock, logger: deps.logger, existing: true });
+  try {
+    await store.migrate();
+    const accounts = await recordRestore(store.system, deps.origin, deps.clock());
+    const replay = await replayErasures(store, deps);
+    return {
+      restored: copy,
+      backupCreatedAt: manifest.createdAt,
+      schemaVersion: manifest.schemaVersion,
+      accounts,
+      replay,
+    };
+  } finally {
+    await store.close();
+  }
+}

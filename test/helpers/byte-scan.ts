@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The embedded store's files in a data directory: the database, its WAL and shared memory. */
+export function storeFiles(dataDir: string): string[] {
+  const base = path.join(dataDir, 'healthspan.sqlite');
+  return [base, `${base}-wal`, `${base}-shm`].filter((f) => fs.existsSync(f));
+}
+
+/** `needle in file` for every needle found in the raw bytes of each file (none: nothing readable left). */
+export function findInFiles(files: readonly string[], needles: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    const bytes = fs.readFileSync(file);
+    for (const needle of needles) {
+      if (bytes.includes(Buffer.from(needle, 'utf8'))) found.push(`${needle} in ${path.basename(file)}`);
+    }
+  }
+  return found;
+}
