@@ -44,11 +44,11 @@ describe('GET /v1/results/{resultId}/fhir', () => {
 
     expect((await readFhir(resultId, account.apiKey)).text).toBe(first.text);
     // Each export is in the account's audit trail.
-    const audit = await getJson(ctx.service, '/v1/audit-events?action=result.exported', {
+    const audit = await getJson(ctx.service, '/v1/audit-events?limit=100', {
       'x-api-key': account.apiKey,
     });
-    const exports = (audit.json.items as Array<{ resourceId: string }>).filter(
-      (e) => e.resourceId === resultId,
+    const exports = (audit.json.items as Array<{ action: string; resourceId: string }>).filter(
+      (e) => e.action === 'result.exported' && e.resourceId === resultId,
     );
     expect(exports).toHaveLength(2);
   });

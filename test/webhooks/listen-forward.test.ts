@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliFor } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
-import { TestReceiver } from '../helpers/receiver.js';
+import { type ReceivedDelivery, TestReceiver } from '../helpers/receiver.js';
 import {
   bodyFor,
   createAccount,
@@ -84,6 +84,17 @@ function receivedSubmissions(): string[] {
   return receiver.deliveries.map((d) => JSON.parse(d.rawBody.toString('utf8')).submissionId as string);
 }
 
+/** The `listen` attempts recorded for these forwards (each forward's answer, once reported). */
+async function listenAttempts(deliveries: readonly ReceivedDelivery[]) {
+  const eventIds = deliveries.map((d) => d.headers['x-healthspan-event-id'] as string);
+  if (eventIds.length === 0) return [];
+  return service.store.driver.db
+    .selectFrom('webhook_attempts')
+    .select(['event_id', 'kind', 'status_code', 'url'])
+    .where('event_id', 'in', eventIds)
+    .execute();
+}
+
 describe('healthspan listen', () => {
   it('forwards every test event once across a dropped connection, signed with the listen secret, and reports each answer', async () => {
     receiver.fallback = 202;
@@ -98,6 +109,13 @@ describe('healthspan listen', () => {
 
     const before = [await submitTest(), await submitTest()];
     await waitUntil(async () => receiver.deliveries.length >= 2, 60_000, 'the first two forwards');
+    // Their answers are reported through the same proxy: wait for both reports before cutting it,
+    // or a report in flight is cut with the stream (the command does not resend reports).
+    await waitUntil(
+      async () => (await listenAttempts(receiver.deliveries.slice(0, 2))).length >= 2,
+      30_000,
+      'the first two answers reported',
+    );
 
     // The connection is cut mid-stream and no new one is let through while events happen.
     await proxy.stop();
@@ -152,14 +170,9 @@ describe('healthspan listen', () => {
     expect(lines).toHaveLength(all.length);
     for (const l of lines) expect(l).toContain('--> 202');
 
-    const eventIds = receiver.deliveries.map((d) => d.headers['x-healthspan-event-id'] as string);
     const attempts = await waitUntil(
       async () => {
-        const rows = await service.store.driver.db
-          .selectFrom('webhook_attempts')
-          .select(['event_id', 'kind', 'status_code', 'url'])
-          .where('event_id', 'in', eventIds)
-          .execute();
+        const rows = await listenAttempts(receiver.deliveries);
         return rows.length >= all.length ? rows : undefined;
       },
       30_000,
