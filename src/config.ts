@@ -107,6 +107,7 @@ export const SETTINGS = {
     schema: z.string().min(32).optional(),
     default: undefined,
     doc: 'master key sealing webhook signing secrets and receiver keys at rest; unset = generated once into `DATA_DIR/secrets`',
+    secret: true,
   },
   ERASURE_LEDGER: {
     schema: z.string().min(1).optional(),
@@ -212,6 +213,7 @@ export const SETTINGS = {
     schema: z.string().min(32).optional(),
     default: undefined,
     doc: 'secret for signed download links; unset = generated once into `DATA_DIR/secrets`',
+    secret: true,
   },
   BODY_LIMIT_BYTES: {
     schema: z.coerce.number().int().min(1024),
@@ -358,7 +360,11 @@ export function parseDurationMs(text: string): number {
   return ms;
 }
 
-function read<K extends SettingName>(env: NodeJS.ProcessEnv, name: K): z.output<Settings[K]['schema']> {
+/** One setting's value as its schema reads it (from `env`, or its default when unset or empty). */
+export function readSetting<K extends SettingName>(
+  env: NodeJS.ProcessEnv,
+  name: K,
+): z.output<Settings[K]['schema']> {
   const setting = SETTINGS[name];
   const raw = env[name] === undefined || env[name] === '' ? setting.default : env[name];
   const parsed = setting.schema.safeParse(raw);
@@ -387,8 +393,8 @@ function origins(value: string | undefined): string[] {
 }
 
 function artifactDownload(env: NodeJS.ProcessEnv): Config['artifactDownload'] {
-  const mode = read(env, 'ARTIFACT_DOWNLOAD');
-  if (mode === 'redirect' && read(env, 'ARTIFACT_STORE') === undefined) {
+  const mode = readSetting(env, 'ARTIFACT_DOWNLOAD');
+  if (mode === 'redirect' && readSetting(env, 'ARTIFACT_STORE') === undefined) {
     throw new ConfigError(
       'ARTIFACT_DOWNLOAD: redirect needs ARTIFACT_STORE (an object store to redirect to)',
     );
@@ -406,67 +412,67 @@ function objectStore(env: NodeJS.ProcessEnv): ObjectStoreSettings | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = read(env, 'PORT');
-  const dataDir = path.resolve(read(env, 'DATA_DIR'));
-  const headersTimeoutMs = read(env, 'HEADERS_TIMEOUT_MS');
-  const requestTimeoutMs = read(env, 'REQUEST_TIMEOUT_MS');
+  const port = readSetting(env, 'PORT');
+  const dataDir = path.resolve(readSetting(env, 'DATA_DIR'));
+  const headersTimeoutMs = readSetting(env, 'HEADERS_TIMEOUT_MS');
+  const requestTimeoutMs = readSetting(env, 'REQUEST_TIMEOUT_MS');
   if (requestTimeoutMs < headersTimeoutMs) {
     throw new ConfigError('REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS');
   }
   return {
     port,
-    host: read(env, 'HOST'),
+    host: readSetting(env, 'HOST'),
     dataDir,
-    databaseUrl: read(env, 'DATABASE_URL'),
-    databasePoolSize: read(env, 'DATABASE_POOL_SIZE'),
+    databaseUrl: readSetting(env, 'DATABASE_URL'),
+    databasePoolSize: readSetting(env, 'DATABASE_POOL_SIZE'),
     objectStore: objectStore(env),
     artifactDownload: artifactDownload(env),
-    publicBaseUrl: (read(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-    downloadUrlTtlSeconds: read(env, 'DOWNLOAD_URL_TTL_SECONDS'),
-    rateLimitPerMinute: read(env, 'RATE_LIMIT_PER_MINUTE'),
-    redisUrl: read(env, 'REDIS_URL'),
-    webhookRetryScheduleMs: read(env, 'WEBHOOK_RETRY_SCHEDULE').split(',').map(parseDurationMs),
-    webhookTimeoutMs: read(env, 'WEBHOOK_TIMEOUT_MS'),
-    webhookAllowInsecure: read(env, 'WEBHOOK_ALLOW_INSECURE'),
-    webhookSecretsKey: read(env, 'WEBHOOK_SECRETS_KEY'),
-    webhookDisableAfterMs: parseDurationMs(read(env, 'WEBHOOK_DISABLE_AFTER')),
-    webhookAttemptRetentionMs: parseDurationMs(read(env, 'WEBHOOK_ATTEMPT_RETENTION')),
-    erasureLedger: optionalPath(read(env, 'ERASURE_LEDGER')),
-    erasureReplayOnStart: read(env, 'ERASURE_REPLAY_ON_START'),
-    backupDir: optionalPath(read(env, 'BACKUP_DIR')),
-    backupIntervalMs: parseDurationMs(read(env, 'BACKUP_INTERVAL')),
-    backupKeep: read(env, 'BACKUP_KEEP'),
-    logLevel: read(env, 'LOG_LEVEL'),
-    migrateOnStart: read(env, 'MIGRATE_ON_START'),
-    slaSeconds: read(env, 'SLA_SECONDS'),
-    jobMaxAttempts: read(env, 'JOB_MAX_ATTEMPTS'),
-    workerConcurrency: read(env, 'WORKER_CONCURRENCY'),
-    renderThreads: read(env, 'RENDER_THREADS'),
-    renderNice: read(env, 'RENDER_NICE'),
-    workerBusyConcurrency: read(env, 'WORKER_BUSY_CONCURRENCY'),
-    jobLeaseSeconds: read(env, 'JOB_LEASE_SECONDS'),
-    jobRetryBaseMs: read(env, 'JOB_RETRY_BASE_MS'),
-    jobRetentionMs: parseDurationMs(read(env, 'JOB_RETENTION')),
-    idempotencyRetentionMs: parseDurationMs(read(env, 'IDEMPOTENCY_RETENTION')),
-    retentionDays: read(env, 'RETENTION_DAYS'),
-    auditRetentionDays: read(env, 'AUDIT_RETENTION_DAYS'),
-    downloadSigningSecret: read(env, 'DOWNLOAD_SIGNING_SECRET'),
-    bodyLimitBytes: read(env, 'BODY_LIMIT_BYTES'),
+    publicBaseUrl: (readSetting(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    downloadUrlTtlSeconds: readSetting(env, 'DOWNLOAD_URL_TTL_SECONDS'),
+    rateLimitPerMinute: readSetting(env, 'RATE_LIMIT_PER_MINUTE'),
+    redisUrl: readSetting(env, 'REDIS_URL'),
+    webhookRetryScheduleMs: readSetting(env, 'WEBHOOK_RETRY_SCHEDULE').split(',').map(parseDurationMs),
+    webhookTimeoutMs: readSetting(env, 'WEBHOOK_TIMEOUT_MS'),
+    webhookAllowInsecure: readSetting(env, 'WEBHOOK_ALLOW_INSECURE'),
+    webhookSecretsKey: readSetting(env, 'WEBHOOK_SECRETS_KEY'),
+    webhookDisableAfterMs: parseDurationMs(readSetting(env, 'WEBHOOK_DISABLE_AFTER')),
+    webhookAttemptRetentionMs: parseDurationMs(readSetting(env, 'WEBHOOK_ATTEMPT_RETENTION')),
+    erasureLedger: optionalPath(readSetting(env, 'ERASURE_LEDGER')),
+    erasureReplayOnStart: readSetting(env, 'ERASURE_REPLAY_ON_START'),
+    backupDir: optionalPath(readSetting(env, 'BACKUP_DIR')),
+    backupIntervalMs: parseDurationMs(readSetting(env, 'BACKUP_INTERVAL')),
+    backupKeep: readSetting(env, 'BACKUP_KEEP'),
+    logLevel: readSetting(env, 'LOG_LEVEL'),
+    migrateOnStart: readSetting(env, 'MIGRATE_ON_START'),
+    slaSeconds: readSetting(env, 'SLA_SECONDS'),
+    jobMaxAttempts: readSetting(env, 'JOB_MAX_ATTEMPTS'),
+    workerConcurrency: readSetting(env, 'WORKER_CONCURRENCY'),
+    renderThreads: readSetting(env, 'RENDER_THREADS'),
+    renderNice: readSetting(env, 'RENDER_NICE'),
+    workerBusyConcurrency: readSetting(env, 'WORKER_BUSY_CONCURRENCY'),
+    jobLeaseSeconds: readSetting(env, 'JOB_LEASE_SECONDS'),
+    jobRetryBaseMs: readSetting(env, 'JOB_RETRY_BASE_MS'),
+    jobRetentionMs: parseDurationMs(readSetting(env, 'JOB_RETENTION')),
+    idempotencyRetentionMs: parseDurationMs(readSetting(env, 'IDEMPOTENCY_RETENTION')),
+    retentionDays: readSetting(env, 'RETENTION_DAYS'),
+    auditRetentionDays: readSetting(env, 'AUDIT_RETENTION_DAYS'),
+    downloadSigningSecret: readSetting(env, 'DOWNLOAD_SIGNING_SECRET'),
+    bodyLimitBytes: readSetting(env, 'BODY_LIMIT_BYTES'),
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: read(env, 'KEEP_ALIVE_TIMEOUT_MS'),
-    responseIdleTimeoutMs: read(env, 'RESPONSE_IDLE_TIMEOUT_MS'),
-    authFailuresPerMinute: read(env, 'AUTH_FAILURES_PER_MINUTE'),
-    corsAllowedOrigins: origins(read(env, 'CORS_ALLOWED_ORIGINS')),
-    consoleEnabled: read(env, 'CONSOLE_ENABLED'),
-    consoleFrameAncestors: origins(read(env, 'CONSOLE_FRAME_ANCESTORS')),
-    hstsMaxAgeSeconds: read(env, 'HSTS_MAX_AGE_SECONDS'),
-    trustProxy: read(env, 'TRUST_PROXY'),
-    metricsPort: read(env, 'METRICS_PORT'),
-    metricsHost: read(env, 'METRICS_HOST'),
+    keepAliveTimeoutMs: readSetting(env, 'KEEP_ALIVE_TIMEOUT_MS'),
+    responseIdleTimeoutMs: readSetting(env, 'RESPONSE_IDLE_TIMEOUT_MS'),
+    authFailuresPerMinute: readSetting(env, 'AUTH_FAILURES_PER_MINUTE'),
+    corsAllowedOrigins: origins(readSetting(env, 'CORS_ALLOWED_ORIGINS')),
+    consoleEnabled: readSetting(env, 'CONSOLE_ENABLED'),
+    consoleFrameAncestors: origins(readSetting(env, 'CONSOLE_FRAME_ANCESTORS')),
+    hstsMaxAgeSeconds: readSetting(env, 'HSTS_MAX_AGE_SECONDS'),
+    trustProxy: readSetting(env, 'TRUST_PROXY'),
+    metricsPort: readSetting(env, 'METRICS_PORT'),
+    metricsHost: readSetting(env, 'METRICS_HOST'),
     otlpEndpoint:
       env.OTEL_SDK_DISABLED === 'true'
         ? undefined
-        : (read(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') ?? otlpTracesEndpoint(env)),
+        : (readSetting(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') ?? otlpTracesEndpoint(env)),
   };
 }
