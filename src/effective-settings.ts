@@ -11,21 +11,22 @@ export interface EffectiveSetting {
 const MASK = '***';
 
 /**
- * Every setting's effective value (as its schema reads it; `null` when unset) and its source, for
+ * Every setting's effective value (its value in the configuration, `null` when unset; for
+ * `ARTIFACT_STORE`, read with the `AWS_*` variables, as written) and its source, for
  * `healthspan-admin config`. Secrets are masked, and so is any password inside a URL
  * (`DATABASE_URL`, `REDIS_URL`): the answer may be pasted into a ticket. The whole configuration
- * is loaded first so that a setting the service would refuse is refused here too, with its sentence.
+ * is loaded, so a setting the service would refuse is refused here too, with the same sentence.
  */
 export function effectiveSettings(
   env: NodeJS.ProcessEnv = process.env,
 ): Record<SettingName, EffectiveSetting> {
-  loadConfig(env);
+  const config = loadConfig(env);
   const names = Object.keys(SETTINGS) as SettingName[];
   return Object.fromEntries(
     names.map((name) => {
       const setting = SETTINGS[name];
       const source: SettingSource = env[name] === undefined || env[name] === '' ? 'default' : 'env';
-      const value: unknown = readSetting(env, name) ?? null;
+      const value: unknown = ('key' in setting ? config[setting.key] : readSetting(env, name)) ?? null;
       const shown = value !== null && 'secret' in setting ? MASK : withoutPassword(value);
       return [name, { value: shown, source }];
     }),

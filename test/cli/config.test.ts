@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../src/config.js';
+import { loadConfig, SETTINGS } from '../../src/config.js';
 import { WORKER_DEFAULTS } from '../../src/queue/defaults.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDataDir } from '../helpers/service.js';
@@ -26,6 +26,9 @@ describe('healthspan-admin config', () => {
         // Empty counts as unset: the default applies even if this process's environment has one.
         WORKER_CONCURRENCY: '',
         METRICS_PORT: '',
+        PUBLIC_BASE_URL: '',
+        WEBHOOK_DISABLE_AFTER: '',
+        WEBHOOK_RETRY_SCHEDULE: '',
         ARTIFACT_STORE: 's3://reports-bucket/prod/',
         AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
         AWS_REGION: 'eu-west-1',
@@ -42,7 +45,10 @@ describe('healthspan-admin config', () => {
       WEBHOOK_ALLOW_INSECURE: { value: true, source: 'env' },
       WORKER_CONCURRENCY: { value: WORKER_DEFAULTS.concurrency, source: 'default' },
       METRICS_PORT: { value: null, source: 'default' },
-      WEBHOOK_RETRY_SCHEDULE: { value: SETTINGS.WEBHOOK_RETRY_SCHEDULE.default, source: 'default' },
+      // The configuration's values: durations in milliseconds, the base URL from the port.
+      WEBHOOK_RETRY_SCHEDULE: { value: loadConfig({}).webhookRetryScheduleMs, source: 'default' },
+      WEBHOOK_DISABLE_AFTER: { value: 5 * 24 * 3600 * 1000, source: 'default' },
+      PUBLIC_BASE_URL: { value: 'http://localhost:9091', source: 'default' },
       ARTIFACT_STORE: { value: 's3://reports-bucket/prod/', source: 'env' },
       WEBHOOK_SECRETS_KEY: { value: '***', source: 'env' },
       DOWNLOAD_SIGNING_SECRET: { value: '***', source: 'env' },
