@@ -3,7 +3,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DURATION_EXAMPLES, durationMs, durationSchema, durationText } from './domain/duration.js';
 import { CLEANER_DEFAULTS, WORKER_DEFAULTS } from './queue/defaults.js';
-import { PACING_DEFAULTS } from './queue/pacing.js';
 import {
   ObjectStoreSettingError,
   type ObjectStoreSettings,
@@ -251,7 +250,7 @@ export const SETTINGS = {
   WORKER_BUSY_CONCURRENCY: {
     key: 'workerBusyConcurrency',
     schema: z.coerce.number().int().min(0).max(1024),
-    default: String(PACING_DEFAULTS.busyConcurrency),
+    default: '1',
     doc: 'pipeline jobs in flight while partners’ requests are arriving, when API and worker share a process; full `WORKER_CONCURRENCY` once the API is quiet; `0` turns this pacing off',
   },
   JOB_LEASE_SECONDS: {

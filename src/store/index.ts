@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import pino, { type Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { IDEMPOTENCY_TTL_MS } from '../fixed-defaults.js';
 import { JobNotifier } from '../jobs/notifier.js';
 import { SecretBox } from '../secret-box.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
@@ -29,8 +30,6 @@ import type { ArtifactGateway, TenantAccess, TenantGateway } from './tenant-acce
 import { tenantScope } from './tenant-scope.js';
 
 export type { SystemStore } from './system-store.js';
-
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'> &
   Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey' | 'objectStore' | 'erasureLedger'>>;
