@@ -27,7 +27,7 @@ import { JobKinds } from './queue/kinds.js';
 import { Cleaner } from './queue/maintenance/cleaner.js';
 import { Rescuer } from './queue/maintenance/rescuer.js';
 import { Maintenance } from './queue/maintenance/service.js';
-import { DoorSignal, doorPacer, PACING_DEFAULTS } from './queue/pacing.js';
+import { DoorSignal, doorPacer, PACING_QUIET_MS } from './queue/pacing.js';
 import { Worker } from './queue/worker.js';
 import { Store } from './store/index.js';
 import { ERASURE_JOB_TYPE } from './store/repositories/erasures.js';
@@ -391,7 +391,9 @@ export function createWorker(
     leaseMs,
     ...retry,
     ...(door
-      ? { pacer: doorPacer(door, { ...PACING_DEFAULTS, busyConcurrency: config.workerBusyConcurrency }) }
+      ? {
+          pacer: doorPacer(door, { busyConcurrency: config.workerBusyConcurrency, quietMs: PACING_QUIET_MS }),
+        }
       : {}),
   });
   worker.onStopped(() => renderer.close?.());

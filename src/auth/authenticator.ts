@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { ApiMode } from '../domain/mode.js';
+import { AUTHENTICATOR_DEFAULTS } from '../fixed-defaults.js';
 import type { AccountsRepository, StoredKey } from '../store/repositories/accounts.js';
 import { hashApiKey, hashesEqual, looksLikeApiKey } from './api-keys.js';
 
@@ -45,11 +46,11 @@ export class Authenticator {
     private readonly accounts: AccountsRepository,
     options: AuthenticatorOptions,
   ) {
-    this.epochCheckMs = options.epochCheckMs ?? 1_000;
+    this.epochCheckMs = options.epochCheckMs ?? AUTHENTICATOR_DEFAULTS.epochCheckMs;
     this.clock = options.clock;
     this.cache = new LRUCache({
-      max: options.maxEntries ?? 10_000,
-      ttl: options.cacheTtlMs ?? 30_000,
+      max: options.maxEntries ?? AUTHENTICATOR_DEFAULTS.maxEntries,
+      ttl: options.cacheTtlMs ?? AUTHENTICATOR_DEFAULTS.cacheTtlMs,
       // The service clock, read on every look-up (a resolution of 0: no timer per read), so a
       // test that moves it sees entries expire.
       perf: { now: this.clock },

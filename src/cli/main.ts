@@ -9,6 +9,7 @@ import { WebhookAdminError } from '../webhooks/admin.js';
 import { UsageError } from './arguments.js';
 import { addAuditCommands } from './audit.js';
 import { addBackupCommands } from './backup.js';
+import { addConfigCommand } from './config.js';
 import { addConsoleCommands } from './console.js';
 import { addDoctorCommand } from './doctor.js';
 import { addErasuresCommands } from './erasures.js';
@@ -35,6 +36,7 @@ export function buildCli(): Command {
   addServeCommand(program);
   addMigrateCommand(program);
   addDoctorCommand(program);
+  addConfigCommand(program);
   addTenantsCommands(program);
   addSubjectsCommands(program);
   addErasuresCommands(program);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { systemClock } from '../clock.js';
 import { type Config, loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
 import { NoStoreError, Store, type SystemStore } from '../store/index.js';
 import { operatorOrigin } from '../store/repositories/accounts.js';
 import { UsageError } from './arguments.js';
@@ -17,7 +18,13 @@ export const ORIGIN = operatorOrigin(`cli:${randomUUID()}`);
 export async function openStore(config: Config, opts: { existing?: boolean } = {}): Promise<Store> {
   let store: Store;
   try {
-    store = Store.open(config, { clock: systemClock, existing: opts.existing === true });
+    // Silent: a command answers in one line, and a database that does not answer becomes that
+    // line (DatabaseUnavailableError), not log records around it.
+    store = Store.open(config, {
+      clock: systemClock,
+      logger: createLogger('silent'),
+      existing: opts.existing === true,
+    });
   } catch (error) {
     if (!(error instanceof NoStoreError)) throw error;
     throw new UsageError(

@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import type { ApiMode } from '../domain/mode.js';
 import { WebhookAdmin } from '../webhooks/admin.js';
 import { secretBoxFor } from '../webhooks/index.js';
+import { ROTATION_ACTIVATE_IN } from '../webhooks/rotation.js';
 import { durationOption, modeOption, requireLimit, requireUuid } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
@@ -40,9 +41,11 @@ export function addWebhooksCommands(program: Command): void {
     });
   webhooks
     .command('rotate-secret')
-    .description('Make a new signing secret that takes effect after --activate-in (default 24h)')
+    .description(
+      `Make a new signing secret that takes effect after --activate-in (default ${ROTATION_ACTIVATE_IN})`,
+    )
     .requiredOption('--partner <partnerId>')
-    .option('--activate-in <duration>', 'for example 0s, 30m, 24h, 7d', '24h')
+    .option('--activate-in <duration>', 'for example 0s, 30m, 24h, 7d', ROTATION_ACTIVATE_IN)
     .addOption(modeOption('callback endpoint'))
     .action(async (opts: { partner: string; activateIn: string; mode: ApiMode }) => {
       const partnerId = requireUuid(opts.partner, '--partner');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ROTATION_ACTIVATE_IN } from '../webhooks/rotation.js';
 
 /** How `POST /v1/webhook-endpoint/rotate-secret` reads `activateIn`: up to 30 days ahead. */
 export const MAX_ACTIVATE_IN_MS = 30 * 24 * 60 * 60 * 1000;
@@ -31,11 +32,14 @@ export const endpointPutSchema = z
 
 export const rotateSecretSchema = z
   .strictObject({
-    activateIn: z.string().max(16).optional().meta({
-      description:
-        'When the new secret starts signing, from now: a duration such as 0s, 500ms, 30m, 24h (the default), up to 30d. Until then the current secret signs and the new one signs too, so a receiver can switch at any moment.',
-      example: '24h',
-    }),
+    activateIn: z
+      .string()
+      .max(16)
+      .optional()
+      .meta({
+        description: `When the new secret starts signing, from now: a duration such as 0s, 500ms, 30m, ${ROTATION_ACTIVATE_IN} (the default), up to 30d. Until then the current secret signs and the new one signs too, so a receiver can switch at any moment.`,
+        example: ROTATION_ACTIVATE_IN,
+      }),
   })
   .meta({ id: 'WebhookSecretRotation' });
 

@@ -29,7 +29,8 @@ export interface PacingPolicy {
 export const PRESSURE_ARRIVALS = 4;
 export const PRESSURE_WINDOW_MS = 10;
 
-export const PACING_DEFAULTS: PacingPolicy = { busyConcurrency: 1, quietMs: 50 };
+/** How long the pressure must be gone before full speed; `busyConcurrency` is a setting (WORKER_BUSY_CONCURRENCY). */
+export const PACING_QUIET_MS = 50;
 
 export function doorBusy(door: DoorState, policy: PacingPolicy): boolean {
   return door.msSincePressure < policy.quietMs;
@@ -71,7 +72,7 @@ export interface ClaimPacer {
   readonly recheckMs: number;
 }
 
-export function doorPacer(door: DoorSignal, policy: PacingPolicy = PACING_DEFAULTS): ClaimPacer {
+export function doorPacer(door: DoorSignal, policy: PacingPolicy): ClaimPacer {
   return {
     concurrency: (full) => pacedConcurrency(full, door.state(), policy),
     recheckMs: policy.quietMs,

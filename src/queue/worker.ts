@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { outsideContext, runInContext, type WorkContext, workContext } from '../context.js';
 import type { JobNotifier } from '../jobs/notifier.js';
@@ -24,7 +24,7 @@ export interface QueueStore {
 export interface WorkerOptions {
   store: QueueStore;
   kinds: JobKinds;
-  logger?: Logger;
+  logger: Logger;
   /** The service's clock: due times, leases, retry delays, and what steps stamp. */
   clock: Clock;
   /** Jobs in flight at once in this process. */
@@ -98,7 +98,7 @@ export class Worker {
   constructor(private readonly o: WorkerOptions) {
     this.workerId = o.workerId ?? `worker-${process.pid}-${randomUUID().slice(0, 8)}`;
     this.clock = o.clock;
-    this.logger = o.logger ?? pino({ level: 'silent' });
+    this.logger = o.logger;
     this.kinds = o.kinds.names();
     this.concurrency = o.concurrency ?? WORKER_DEFAULTS.concurrency;
     this.leaseMs = o.leaseMs ?? WORKER_DEFAULTS.leaseMs;

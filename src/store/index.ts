@@ -1,7 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { Config } from '../config.js';
+import { type Config, SETTINGS } from '../config.js';
+import { IDEMPOTENCY_TTL_MS } from '../fixed-defaults.js';
 import { JobNotifier } from '../jobs/notifier.js';
 import { SecretBox } from '../secret-box.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
@@ -29,8 +30,6 @@ import type { ArtifactGateway, TenantAccess, TenantGateway } from './tenant-acce
 import { tenantScope } from './tenant-scope.js';
 
 export type { SystemStore } from './system-store.js';
-
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'> &
   Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey' | 'objectStore' | 'erasureLedger'>>;
@@ -60,8 +59,8 @@ export { NoStoreError } from './sqlite/driver.js';
 export interface StoreOptions extends SqliteDriverOptions {
   /** The service's clock: what the store stamps (accounts, ingest, idempotency expiry). */
   clock: Clock;
-  /** Receives connection trouble (never credentials); silent when not given. */
-  logger?: Logger;
+  /** Receives connection trouble (never credentials). */
+  logger: Logger;
 }
 
 /**
@@ -86,7 +85,7 @@ export class Store implements TenantGateway, ArtifactGateway {
     policy: { slaSeconds: number; maxAttempts: number },
     deps: {
       clock: Clock;
-      logger?: Logger;
+      logger: Logger;
       /** Made when first needed (an erasure): it may create the key file in DATA_DIR. */
       sealer?: () => Sealer;
       /** Where report bytes go; the database (`artifact_contents`) unless given. */
@@ -97,7 +96,7 @@ export class Store implements TenantGateway, ArtifactGateway {
   ) {
     const { clock } = deps;
     this.clock = clock;
-    const logger = deps.logger ?? pino({ level: 'silent' });
+    const { logger } = deps;
     const sealer =
       deps.sealer ??
       (() => {
@@ -160,13 +159,17 @@ export class Store implements TenantGateway, ArtifactGateway {
    * is migrated).
    */
   static open(config: StoreConfig, options: StoreOptions): Store {
-    const { clock, logger = pino({ level: 'silent' }) } = options;
+    const { clock, logger } = options;
     if (config.databaseUrl !== undefined && !isPostgresUrl(config.databaseUrl)) {
       throw new Error('DATABASE_URL must start with postgres:// or postgresql://');
     }
     const driver = isPostgresUrl(config.databaseUrl)
       ? // Callers without a full Config (tests, tools) get the setting's default pool size.
-        openPostgresDriver(config.databaseUrl, config.databasePoolSize ?? 10, logger)
+        openPostgresDriver(
+          config.databaseUrl,
+          config.databasePoolSize ?? Number(SETTINGS.DATABASE_POOL_SIZE.default),
+          logger,
+        )
       : openSqliteDriver(config.dataDir, options);
     return new Store(
       driver,

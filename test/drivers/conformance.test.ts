@@ -42,13 +42,21 @@ const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0
 const subjects: Record<'sqlite' | 'postgres', () => Promise<Subject>> = {
   async sqlite() {
     const driver = openSqliteDriver(tempDataDir());
-    const store = new Store(driver, { slaSeconds: 300, maxAttempts: 5 }, { clock: systemClock });
+    const store = new Store(
+      driver,
+      { slaSeconds: 300, maxAttempts: 5 },
+      { clock: systemClock, logger: silent },
+    );
     return { driver, store, close: () => store.close() };
   },
   async postgres() {
     const database = await createTestDatabase();
     const driver = openPostgresDriver(database.url, 4, silent);
-    const store = new Store(driver, { slaSeconds: 300, maxAttempts: 5 }, { clock: systemClock });
+    const store = new Store(
+      driver,
+      { slaSeconds: 300, maxAttempts: 5 },
+      { clock: systemClock, logger: silent },
+    );
     return {
       driver,
       store,

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
 import { Store } from '../../src/store/index.js';
 import { sqliteFile } from '../../src/store/sqlite/driver.js';
 import { tempDataDir } from '../helpers/dirs.js';
@@ -18,7 +19,7 @@ describe('SQLite checkpoints', () => {
     const dataDir = tempDataDir();
     store = Store.open(
       { dataDir, databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 },
-      { clock: systemClock, background: true },
+      { clock: systemClock, logger: createLogger('silent'), background: true },
     );
     await store.migrate();
     const db = store.driver.db;
@@ -48,7 +49,7 @@ describe('SQLite checkpoints', () => {
   it('in a short-lived process (the CLI): SQLite’s own, at 1,000 pages', async () => {
     store = Store.open(
       { dataDir: tempDataDir(), databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 },
-      { clock: systemClock },
+      { clock: systemClock, logger: createLogger('silent') },
     );
     const { rows } = await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(
       store.driver.db,

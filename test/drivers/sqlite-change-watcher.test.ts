@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
 import { Store } from '../../src/store/index.js';
 import { CHANGE_POLL_MS } from '../../src/store/sqlite/change-watcher.js';
 import { tempDataDir } from '../helpers/dirs.js';
@@ -18,7 +19,7 @@ describe('the SQLite change watcher', () => {
     // The watcher's interval is moved by hand: each step is one look at the database.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const dataDir = tempDataDir();
-    const worker = Store.open(config(dataDir), { clock: systemClock });
+    const worker = Store.open(config(dataDir), { clock: systemClock, logger: createLogger('silent') });
     stores.push(worker);
     await worker.migrate();
     let wakes = 0;
@@ -32,7 +33,7 @@ describe('the SQLite change watcher', () => {
 
     // Another connection to the same file (another process, in the service) commits: the next
     // look sees it.
-    const api = Store.open(config(dataDir), { clock: systemClock });
+    const api = Store.open(config(dataDir), { clock: systemClock, logger: createLogger('silent') });
     stores.push(api);
     await api.system.accounts.createTenant('T');
     vi.advanceTimersByTime(CHANGE_POLL_MS);

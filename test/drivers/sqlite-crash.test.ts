@@ -5,6 +5,7 @@ import readline from 'node:readline';
 import SqliteDatabase from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
 import { Store } from '../../src/store/index.js';
 import { sqliteFile } from '../../src/store/sqlite/driver.js';
 import { tempDataDir } from '../helpers/dirs.js';
@@ -33,7 +34,7 @@ afterEach(async () => {
 function openStore(dataDir: string): Store {
   const store = Store.open(
     { dataDir, databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 },
-    { clock: systemClock },
+    { clock: systemClock, logger: createLogger('silent') },
   );
   stores.push(store);
   return store;

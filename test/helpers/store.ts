@@ -1,4 +1,5 @@
 import { systemClock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
 import { Store, type StoreConfig } from '../../src/store/index.js';
 import type { IngestCommand } from '../../src/store/repositories/ingest.js';
 import { createTestDatabase, testStoreKind } from './database.js';
@@ -21,7 +22,7 @@ export async function openTestStore(
     jobMaxAttempts: 5,
     ...policy,
   };
-  const store = Store.open(config, { clock: systemClock });
+  const store = Store.open(config, { clock: systemClock, logger: createLogger('silent') });
   configs.set(store, config);
   if (database) {
     const close = store.close.bind(store);
@@ -45,7 +46,7 @@ export async function openTestStore(
 export function openSecondStore(store: Store): Store {
   const config = configs.get(store);
   if (!config?.databaseUrl) throw new Error('openSecondStore needs a PostgreSQL store from openTestStore');
-  return Store.open(config, { clock: systemClock });
+  return Store.open(config, { clock: systemClock, logger: createLogger('silent') });
 }
 
 /** An ingest command with placeholder content, for store-level tests that need submissions. */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
 import { Store } from '../../src/store/index.js';
 import { type Executor, namedQuery, preparedStatementName, slot } from '../../src/store/prepared.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -28,7 +29,7 @@ beforeEach(async () => {
       slaSeconds: 300,
       jobMaxAttempts: 5,
     },
-    { clock: systemClock },
+    { clock: systemClock, logger: createLogger('silent') },
   );
   await store.migrate();
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyBackup } from '../../src/lifecycle/backup.js';
 import { BackupScheduler, lastBackupSeconds, listBackups } from '../../src/lifecycle/backup-scheduler.js';
+import { createLogger } from '../../src/logger.js';
 import { Store } from '../../src/store/index.js';
 import { sqliteFile } from '../../src/store/sqlite/driver.js';
 import { ManualClock } from '../helpers/clock.js';
@@ -22,7 +23,7 @@ describe('scheduled backups', () => {
     clock.set(Date.parse('2026-11-01T00:00:00Z'));
     const store = Store.open(
       { dataDir, databaseUrl: undefined, slaSeconds: 300, jobMaxAttempts: 5 },
-      { clock: clock.date },
+      { clock: clock.date, logger: createLogger('silent') },
     );
     await store.migrate();
     try {

@@ -6,6 +6,7 @@ import { generateApiKey } from '../../src/auth/api-keys.js';
 import { systemClock } from '../../src/clock.js';
 import type { ModelResult } from '../../src/domain/model/types.js';
 import { storeOnce } from '../../src/ingest/idempotency.js';
+import { createLogger } from '../../src/logger.js';
 import { artifactIdFor } from '../../src/store/ids.js';
 import { Store, type StoreConfig } from '../../src/store/index.js';
 import { migrateTo, migrateToLatest, pendingMigrations } from '../../src/store/migrate.js';
@@ -40,7 +41,7 @@ async function freshConfig(): Promise<StoreConfig> {
 }
 
 function open(config: StoreConfig): Store {
-  const store = Store.open(config, { clock: systemClock });
+  const store = Store.open(config, { clock: systemClock, logger: createLogger('silent') });
   cleanup.push(() => store.close());
   return store;
 }

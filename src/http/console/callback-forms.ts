@@ -1,5 +1,6 @@
 import { durationMs } from '../../domain/duration.js';
 import type { EndpointPut } from '../../webhooks/endpoints.js';
+import { ROTATION_ACTIVATE_IN } from '../../webhooks/rotation.js';
 import { ApiError } from '../errors.js';
 import { endpointPutSchema, MAX_ACTIVATE_IN_MS } from '../webhook-endpoint-schemas.js';
 import type { FormState } from './pages/callbacks.js';
@@ -65,7 +66,7 @@ function messageOf(field: string): string {
 
 /** How long until a rotated secret signs, from the form's choice; `400` outside the API's range. */
 export function activateInMs(values: Record<string, string>): number {
-  const ms = durationMs(values.activateIn ?? '24h');
+  const ms = durationMs(values.activateIn ?? ROTATION_ACTIVATE_IN);
   if (ms === undefined || ms > MAX_ACTIVATE_IN_MS) {
     throw ApiError.validation(
       {

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { DURATION_EXAMPLES, durationMs } from '../../domain/duration.js';
 import { EndpointInputError, type EndpointOwner, type WebhookEndpoints } from '../../webhooks/endpoints.js';
+import { ROTATION_ACTIVATE_IN_MS } from '../../webhooks/rotation.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
 import { ApiError, type ErrorCode, parseBody } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
@@ -19,7 +20,6 @@ import {
 } from '../webhook-endpoint-schemas.js';
 
 const PATH = '/v1/webhook-endpoint';
-const DEFAULT_ACTIVATE_IN_MS = 24 * 60 * 60 * 1000;
 
 /** What the routes call: the endpoint service the CLI and the console call too. */
 export type WebhookEndpointService = Pick<
@@ -208,7 +208,7 @@ export async function webhookEndpointRoutes(
 
   app.post(`${PATH}/rotate-secret`, auth, async (request) => {
     const { activateIn } = parseBody(rotateSecretSchema, request.body);
-    const ms = activateIn === undefined ? DEFAULT_ACTIVATE_IN_MS : durationMs(activateIn);
+    const ms = activateIn === undefined ? ROTATION_ACTIVATE_IN_MS : durationMs(activateIn);
     if (ms === undefined || ms > MAX_ACTIVATE_IN_MS) {
       throw fieldError(
         'activateIn',

@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import { runInContext } from '../../context.js';
 import type { ClaimedJob } from '../../jobs/types.js';
@@ -16,7 +16,7 @@ export interface RescuerOptions {
   store: Pick<SystemStore, 'jobs' | 'batcher' | 'notifier' | 'tryExclusive'>;
   /** The kinds whose steps decide a rescued job's retry and final-failure writes. */
   kinds: JobKinds;
-  logger?: Logger;
+  logger: Logger;
   clock: Clock;
   /** How often expired leases are looked for. */
   intervalMs?: number;
@@ -47,7 +47,7 @@ export class Rescuer implements MaintenanceService {
     this.intervalMs = o.intervalMs ?? RESCUER_DEFAULTS.intervalMs;
     this.batchSize = o.batchSize ?? RESCUER_DEFAULTS.batchSize;
     this.clock = o.clock;
-    this.logger = o.logger ?? pino({ level: 'silent' });
+    this.logger = o.logger;
     this.retry = {
       retryBaseMs: o.retry?.retryBaseMs ?? WORKER_DEFAULTS.retryBaseMs,
       retryCapMs: o.retry?.retryCapMs ?? WORKER_DEFAULTS.retryCapMs,

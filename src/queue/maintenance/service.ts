@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import { runInContext, workContext } from '../../context.js';
 
@@ -30,7 +30,7 @@ export class Maintenance {
   constructor(
     private readonly services: readonly MaintenanceService[],
     private readonly clock: Clock,
-    private readonly logger: Logger = pino({ level: 'silent' }),
+    private readonly logger: Logger,
   ) {}
 
   start(): void {

@@ -1,4 +1,5 @@
 import type { EndpointView } from '../../../webhooks/endpoints.js';
+import { ROTATION_ACTIVATE_IN } from '../../../webhooks/rotation.js';
 import { DELIVERY_STATUSES, type EventPage } from '../../event-schemas.js';
 import { Csrf } from './layout.js';
 
@@ -15,9 +16,9 @@ export const FAILURE_LABELS: Record<string, string> = {
   attempts_exhausted: 'Every attempt failed',
 };
 
-/** When a secret rotated now starts signing (the API's activateIn forms). */
+/** When a secret rotated now starts signing (the API's activateIn forms); the first is the default. */
 export const ACTIVATE_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
-  { value: '24h', label: 'In 24 hours (both secrets sign until then)' },
+  { value: ROTATION_ACTIVATE_IN, label: 'In 24 hours (both secrets sign until then)' },
   { value: '1h', label: 'In 1 hour' },
   { value: '7d', label: 'In 7 days' },
   { value: '0s', label: 'At once' },
