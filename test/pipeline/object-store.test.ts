@@ -119,7 +119,12 @@ describe('report bytes in an S3-compatible object store', () => {
       const again = await download(item.access!.downloadUrl);
       expect(again.status).toBe(200);
       expect(again.body.equals(original)).toBe(true);
-      expect(fs.readFileSync(file).equals(original)).toBe(true);
+      // Stored back: the S3 server may finish writing its file after it answered the PUT.
+      await waitUntil(
+        async () => fs.existsSync(file) && fs.readFileSync(file).equals(original),
+        30_000,
+        `the ${item.type} object stored back`,
+      );
     }
   });
 
