@@ -1,6 +1,7 @@
 import type { AuditEvent } from '../../../domain/audit.js';
 import type { PartnerReferences } from '../../../store/tenant-access.js';
 import { AUDIT_ACTION_LABELS, AUDIT_RESOURCE_LABELS, actorLabel } from './audit-labels.js';
+import { Field } from './form-field.js';
 
 /** The search as the form gave it (trimmed, empty ones left out): the API's parameters. */
 export interface AuditFilters {
@@ -34,73 +35,35 @@ function References({ refs }: { refs: PartnerReferences | undefined }) {
   );
 }
 
-function Field({
-  name,
-  label,
-  hint,
-  filters,
-  errors,
-  numeric = false,
-}: {
-  name: keyof AuditFilters;
-  label: string;
-  hint: string;
-  filters: AuditFilters;
-  errors: Record<string, string>;
-  numeric?: boolean;
-}) {
-  const id = `a-${name}`;
-  const error = errors[name];
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <span class="hint" id={`${id}-hint`}>
-        {hint}
-      </span>
-      <input
-        id={id}
-        name={name}
-        type="text"
-        inputmode={numeric ? 'numeric' : undefined}
-        value={filters[name] ?? ''}
-        aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
-        aria-invalid={error ? 'true' : undefined}
-        autocomplete="off"
-      />
-      {error ? (
-        <span class="error" id={`${id}-error`}>
-          {error}
-        </span>
-      ) : null}
-    </div>
-  );
-}
-
 /** The search by the partner's references, worded as the callback events' search is. */
 function SearchForm({ filters, errors }: { filters: AuditFilters; errors: Record<string, string> }) {
+  const values = Object.fromEntries(
+    Object.entries(filters).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  const form = { values, errors };
   return (
     <form method="get" action="/console/audit" class="filters">
       <Field
+        idPrefix="a"
         name="partnerSubmissionId"
         label="Your submission reference"
         hint="Exactly as you sent it, e.g. sub-000124"
-        filters={filters}
-        errors={errors}
+        form={form}
       />
       <Field
+        idPrefix="a"
         name="partnerSubjectId"
         label="Your subject reference"
         hint="Exactly as you sent it"
-        filters={filters}
-        errors={errors}
+        form={form}
       />
       <Field
+        idPrefix="a"
         name="limit"
         label="Events per page"
         hint="1 to 200 (default 50)"
-        filters={filters}
-        errors={errors}
-        numeric
+        form={form}
+        inputMode="numeric"
       />
       <button type="submit">Find events</button>
     </form>

@@ -1,6 +1,7 @@
 import type { EndpointView } from '../../../webhooks/endpoints.js';
 import { ROTATION_ACTIVATE_IN } from '../../../webhooks/rotation.js';
 import { DELIVERY_STATUSES, type EventPage } from '../../event-schemas.js';
+import { Field, type FormState } from './form-field.js';
 import { Csrf } from './layout.js';
 
 /** Delivery statuses in words: status is never told by colour alone. */
@@ -28,55 +29,9 @@ export function when(time: string | null, none = '—'): string {
   return time === null ? none : time.replace('T', ' ').slice(0, 19);
 }
 
-/** A form's values and the problems found with them, by field name. */
-export interface FormState {
-  values: Record<string, string>;
-  errors: Record<string, string>;
-}
+export type { FormState };
 
 export const EMPTY_FORM: FormState = { values: {}, errors: {} };
-
-function Field({
-  name,
-  label,
-  form,
-  type = 'text',
-  hint,
-}: {
-  name: string;
-  label: string;
-  form: FormState;
-  type?: string;
-  hint?: string;
-}) {
-  const id = `cb-${name}`;
-  const error = form.errors[name];
-  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].join(' ').trim();
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      {hint ? (
-        <span class="hint" id={`${id}-hint`}>
-          {hint}
-        </span>
-      ) : null}
-      <input
-        id={id}
-        name={name}
-        type={type}
-        value={type === 'password' ? '' : (form.values[name] ?? '')}
-        aria-describedby={described || undefined}
-        aria-invalid={error ? 'true' : undefined}
-        autocomplete="off"
-      />
-      {error ? (
-        <span class="error" id={`${id}-error`}>
-          {error}
-        </span>
-      ) : null}
-    </div>
-  );
-}
 
 function EndpointFacts({ endpoint, now }: { endpoint: EndpointView; now: Date }) {
   return (

@@ -1,0 +1,54 @@
+/** A form's values and the problems found with them, by field name. */
+export interface FormState {
+  values: Record<string, string>;
+  errors: Record<string, string>;
+}
+
+/** One labelled input of a console form, its hint and its error tied to it for screen readers. */
+export function Field({
+  name,
+  label,
+  form,
+  type = 'text',
+  hint,
+  idPrefix = 'cb',
+  inputMode,
+}: {
+  name: string;
+  label: string;
+  form: FormState;
+  type?: string;
+  hint?: string;
+  /** Keeps ids apart between the pages' forms. */
+  idPrefix?: string;
+  inputMode?: 'numeric';
+}) {
+  const id = `${idPrefix}-${name}`;
+  const error = form.errors[name];
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].join(' ').trim();
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {hint ? (
+        <span class="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      ) : null}
+      <input
+        id={id}
+        name={name}
+        type={type}
+        inputmode={inputMode}
+        value={type === 'password' ? '' : (form.values[name] ?? '')}
+        aria-describedby={described || undefined}
+        aria-invalid={error ? 'true' : undefined}
+        autocomplete="off"
+      />
+      {error ? (
+        <span class="error" id={`${id}-error`}>
+          {error}
+        </span>
+      ) : null}
+    </div>
+  );
+}
