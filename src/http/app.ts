@@ -6,6 +6,8 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { runInContext, workContext } from '../context.js';
+import type { ReadinessCheck } from '../readiness.js';
+import type { ServiceRole } from '../service-role.js';
 import type { ArtifactGateway, ConsoleGateway, TenantGateway } from '../store/tenant-access.js';
 import { type TraceSpan, tracing } from '../telemetry/tracing.js';
 import { installAuth } from './auth.js';
@@ -35,7 +37,7 @@ import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
 import { submissionListRoutes } from './routes/submission-list.js';
 import { submissionRoutes } from './routes/submissions.js';
-import { type ReadinessCheck, supportRoutes } from './routes/support.js';
+import { supportRoutes } from './routes/support.js';
 import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
 import { type WebhookEndpointService, webhookEndpointRoutes } from './routes/webhook-endpoint.js';
 import { installTransportSecurity } from './transport-security.js';
@@ -103,8 +105,6 @@ export interface AppDeps {
   role?: ServiceRole;
   readinessChecks?: ReadinessCheck[];
 }
-
-export type ServiceRole = 'all' | 'api' | 'worker';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 
