@@ -6,7 +6,7 @@ import { artifactBytes, HTML_CSP } from '../artifact-bytes.js';
 import { ApiError } from '../errors.js';
 import { submissionDetail } from '../presenters.js';
 import { presentResult } from '../result-body.js';
-import { findSubmissions, parseSubmissionListQuery } from '../routes/submission-list.js';
+import { findSubmissions, parseSubmissionListQuery } from '../submission-list.js';
 import type { SubmissionPage } from '../submission-list-item.js';
 import { type ConsoleOptions, frameOf, html, signedIn, tenantOfState } from './context.js';
 import { callbackNow, hourlyCounts, windowStats } from './overview-stats.js';
