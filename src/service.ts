@@ -16,6 +16,7 @@ import type { ReplayReport } from './lifecycle/replay.js';
 import { guardLedger } from './lifecycle/start-guard.js';
 import { explainListenFailure } from './listen-failure.js';
 import { createLogger } from './logger.js';
+import { WebhookEndpoints } from './operations/callback-endpoint.js';
 import {
   InlineReportRenderer,
   type ReportRenderer,
@@ -39,7 +40,6 @@ import { type MetricsServer, serveMetrics } from './telemetry/metrics-server.js'
 import { startTracing } from './telemetry/tracing.js';
 import { VERSION } from './version.js';
 import { WebhookAdmin } from './webhooks/admin.js';
-import { WebhookEndpoints } from './webhooks/endpoints.js';
 import { EventResend } from './webhooks/events.js';
 import { listenSecretsFor, registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
 import { TestEvents } from './webhooks/test-events.js';

@@ -6,6 +6,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { runInContext, workContext } from '../context.js';
+import type { WebhookEndpointService } from '../operations/callback-endpoint.js';
 import type { EventSender } from '../operations/event-resend.js';
 import type { ReadinessCheck } from '../readiness.js';
 import type { ServiceRole } from '../service-role.js';
@@ -40,7 +41,7 @@ import { submissionListRoutes } from './routes/submission-list.js';
 import { submissionRoutes } from './routes/submissions.js';
 import { supportRoutes } from './routes/support.js';
 import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
-import { type WebhookEndpointService, webhookEndpointRoutes } from './routes/webhook-endpoint.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoint.js';
 import { installTransportSecurity } from './transport-security.js';
 
 declare module 'fastify' {

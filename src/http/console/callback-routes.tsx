@@ -1,7 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComponentChildren } from 'preact';
+import {
+  type EndpointField,
+  EndpointInputError,
+  type EndpointOwner,
+} from '../../operations/callback-endpoint.js';
 import { redeliverEvent } from '../../operations/event-resend.js';
-import { type EndpointField, EndpointInputError, type EndpointOwner } from '../../webhooks/endpoints.js';
 import { ApiError } from '../errors.js';
 import { findEvents, parseEventListQuery, readEvent } from '../event-list.js';
 import { readRecovery, recoveryWindow, startRecovery } from '../event-resend.js';
