@@ -7,6 +7,10 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { runInContext, workContext } from '../context.js';
 import { LISTEN_TIMING } from '../fixed-defaults.js';
+import type { WebhookEndpointService } from '../operations/callback-endpoint.js';
+import type { EventSender } from '../operations/event-resend.js';
+import type { ReadinessCheck } from '../readiness.js';
+import type { ServiceRole } from '../service-role.js';
 import type { ArtifactGateway, ConsoleGateway, TenantGateway } from '../store/tenant-access.js';
 import { type TraceSpan, tracing } from '../telemetry/tracing.js';
 import { installAuth } from './auth.js';
@@ -28,7 +32,7 @@ import { installResponseIdleTimeout } from './response-idle.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { auditRoutes } from './routes/audit-events.js';
 import { erasureRoutes } from './routes/erasures.js';
-import { type EventSender, eventResendRoutes } from './routes/event-resend.js';
+import { eventResendRoutes } from './routes/event-resend.js';
 import { eventReadRoutes } from './routes/events.js';
 import { fhirRoutes } from './routes/fhir.js';
 import { listenRoutes } from './routes/listen.js';
@@ -36,9 +40,9 @@ import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
 import { submissionListRoutes } from './routes/submission-list.js';
 import { submissionRoutes } from './routes/submissions.js';
-import { type ReadinessCheck, supportRoutes } from './routes/support.js';
+import { supportRoutes } from './routes/support.js';
 import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
-import { type WebhookEndpointService, webhookEndpointRoutes } from './routes/webhook-endpoint.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoint.js';
 import { installTransportSecurity } from './transport-security.js';
 
 declare module 'fastify' {
@@ -104,8 +108,6 @@ export interface AppDeps {
   role?: ServiceRole;
   readinessChecks?: ReadinessCheck[];
 }
-
-export type ServiceRole = 'all' | 'api' | 'worker';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 

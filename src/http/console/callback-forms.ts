@@ -1,5 +1,5 @@
 import { durationMs } from '../../domain/duration.js';
-import type { EndpointPut } from '../../webhooks/endpoints.js';
+import type { EndpointPut } from '../../operations/callback-endpoint.js';
 import { ROTATION_ACTIVATE_IN } from '../../webhooks/rotation.js';
 import { ApiError } from '../errors.js';
 import { endpointPutSchema, MAX_ACTIVATE_IN_MS } from '../webhook-endpoint-schemas.js';

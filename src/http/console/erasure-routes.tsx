@@ -2,10 +2,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ComponentChildren } from 'preact';
 import { z } from 'zod';
 import { isUuid } from '../../domain/ids.js';
+import { isSubjectReference, SUBJECT_MAX } from '../../operations/erasures.js';
 import type { ErasureRecord, TenantAccess } from '../../store/tenant-access.js';
 import { ApiError } from '../errors.js';
 import { type ListAnswer, listCursor, parseListQuery, readList } from '../list-query.js';
-import { isSubjectReference, SUBJECT_MAX } from '../routes/erasures.js';
 import {
   type ConsoleOptions,
   checkCsrf,

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
+import { isSubjectReference, SUBJECT_MAX } from '../../operations/erasures.js';
 import type { ErasureRecord } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
 import { ApiError, findOr404 } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
 const isoDateTime = z.iso.datetime({ offset: true });
-export const SUBJECT_MAX = 512;
 
 const erasureStatus = z.enum(['pending', 'completed']).meta({
   description: 'pending while submissions are being erased; completed once everything is gone',
@@ -93,11 +93,6 @@ export const erasurePaths: ZodOpenApiPathsObject = {
     },
   },
 };
-
-/** Whether a subject reference may be erased: the API's rule, and the console's. */
-export function isSubjectReference(subject: string): boolean {
-  return subject.length >= 1 && subject.length <= SUBJECT_MAX;
-}
 
 function presentErasure(e: ErasureRecord): z.infer<typeof erasureSchema> {
   return {

@@ -2,7 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
 import { DURATION_EXAMPLES, durationMs } from '../../domain/duration.js';
-import { EndpointInputError, type EndpointOwner, type WebhookEndpoints } from '../../webhooks/endpoints.js';
+import {
+  EndpointInputError,
+  type EndpointOwner,
+  type WebhookEndpointService,
+} from '../../operations/callback-endpoint.js';
 import { ROTATION_ACTIVATE_IN_MS } from '../../webhooks/rotation.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
 import { ApiError, type ErrorCode, parseBody } from '../errors.js';
@@ -20,12 +24,6 @@ import {
 } from '../webhook-endpoint-schemas.js';
 
 const PATH = '/v1/webhook-endpoint';
-
-/** What the routes call: the endpoint service the CLI and the console call too. */
-export type WebhookEndpointService = Pick<
-  WebhookEndpoints,
-  'get' | 'put' | 'rotateSecret' | 'remove' | 'enable'
->;
 
 const NOT_FOUND_MEANING =
   'no callback endpoint is registered for the mode of this key (register one with PUT /v1/webhook-endpoint)';
