@@ -44,10 +44,13 @@ export function postgresCpuMs() {
   return byPid;
 }
 
-/** CPU used between two `postgresCpuMs` readings; a process that started in between counts from 0. */
-export function postgresDeltaMs(before, after) {
+/**
+ * CPU used between two `postgresCpuMs` readings, of the processes in `only` (all when unset); a
+ * process that started in between counts from 0.
+ */
+export function postgresDeltaMs(before, after, only) {
   let total = 0;
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  for (const [pid, ms] of after) if (!only || only.has(pid)) total += ms - (before.get(pid) ?? 0);
   return total;
 }
 

@@ -3,6 +3,7 @@
 // counted apart from the service's. s3rver stores each object as a file and checks no signature:
 // it stands in for S3's protocol, not its speed (docs/object-storage.md).
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -68,7 +69,8 @@ export async function clientCpuPerPut(env, size = 37 * 1024, count = 300) {
   const { S3ArtifactStore } = await import('../../dist/store/object-store/s3-artifact-store.js');
   const store = new S3ArtifactStore(loadConfig(env).objectStore);
   const body = Buffer.alloc(size, 7);
-  const put = (i) => store.write([{ artifactId: `client-${i}`, body, sha256: '0'.repeat(64) }]);
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  const put = (i) => store.write([{ artifactId: `client-${i}`, body, sha256 }]);
   for (let i = 0; i < 30; i++) await put(i);
   const before = process.cpuUsage();
   for (let i = 0; i < count; i++) await put(i);

@@ -75,6 +75,21 @@ export async function openBenchStore(kind, name) {
       return (await pool.query(text, params)).rows;
     },
     inIds: (column) => `${column} = any(?::uuid[])`,
+    /**
+     * The server's processes by whose work they do: this database's backends (the service's
+     * connections, this bench's and autovacuum's here), the server's own (WAL writer,
+     * checkpointer, background writer: shared by every database), and other databases'
+     * backends (other work on a shared machine, left out of the figures).
+     */
+    async postgresPids() {
+      const { rows } = await pool.query(
+        'select pid, datname = current_database() ours, datname is null shared from pg_stat_activity',
+      );
+      return {
+        ours: new Set(rows.filter((r) => r.ours).map((r) => String(r.pid))),
+        shared: new Set(rows.filter((r) => r.shared).map((r) => String(r.pid))),
+      };
+    },
     /** The database's size in bytes (its files, TOAST included; not the write-ahead log). */
     async size() {
       return Number((await pool.query('select pg_database_size(current_database()) b')).rows[0].b);

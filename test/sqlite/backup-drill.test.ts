@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import {
   assertRestored,
   completed,
@@ -86,7 +87,10 @@ describe('backup and restore of the embedded store', () => {
       await running.stop();
       expect(created.stderr).toBe('');
       expect(created.code).toBe(0);
-      expect(created.json).toMatchObject({ schemaVersion: '0021_erasure_ledger', file: 'drill.sqlite' });
+      expect(created.json).toMatchObject({
+        schemaVersion: Object.keys(MIGRATIONS).at(-1),
+        file: 'drill.sqlite',
+      });
       beforeBackup = running.acknowledged.filter((x) => x.at < backupStart).map((x) => x.submissionId);
       expect(beforeBackup.length).toBeGreaterThanOrEqual(5);
 
