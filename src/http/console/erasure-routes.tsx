@@ -11,19 +11,12 @@ import {
 import type { ErasureRecord, TenantAccess } from '../../store/tenant-access.js';
 import { ApiError } from '../errors.js';
 import { type ListAnswer, listCursor, parseListQuery, readList } from '../list-query.js';
-import {
-  type ConsoleOptions,
-  checkCsrf,
-  frameOf,
-  html,
-  requireManage,
-  signedIn,
-  tenantOfState,
-} from './context.js';
+import { type ConsoleOptions, frameOf, html, requireManage, tenantOfState } from './context.js';
 import { fieldErrorsOf } from './page-routes.js';
 import { ConfirmErasure, ErasureDetail, Erasures } from './pages/erasures.js';
 import { Layout, page } from './pages/layout.js';
 import type { ConsoleState } from './session.js';
+import { consoleState } from './signed-in.js';
 
 const PAGE_SIZE = 50;
 const NO_ERASURE = 'No erasure with this id in this account.';
@@ -100,15 +93,12 @@ async function listPage(
  */
 export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
   app.get('/erasures', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     return listPage(reply, state, opts, request.query);
   });
 
   app.post('/erasures/confirm', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    checkCsrf(request, state, opts);
+    const state = consoleState(request);
     requireManage(state);
     tenantOfState(state);
     const subject = formOf(request.body).subject;
@@ -124,9 +114,7 @@ export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOp
   });
 
   app.post('/erasures', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    checkCsrf(request, state, opts);
+    const state = consoleState(request);
     requireManage(state);
     const tenant = tenantOfState(state);
     const { subject, again } = formOf(request.body);
@@ -144,8 +132,7 @@ export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOp
   });
 
   app.get<{ Params: { id: string } }>('/erasures/:id', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const erasure = await readErasure(request.params.id, (id) => tenantOfState(state).erasures.get(id));
     if (!erasure) throw ApiError.notFound(NO_ERASURE);
     return erasuresPage(reply, state, 'Erasure', <ErasureDetail erasure={erasure} />);

@@ -10,10 +10,11 @@ import {
 } from '../../operations/keys.js';
 import type { TenantAccess } from '../../store/tenant-access.js';
 import { ApiError } from '../errors.js';
-import { type ConsoleOptions, checkCsrf, frameOf, html, requireManage, signedIn } from './context.js';
+import { type ConsoleOptions, frameOf, html, requireManage } from './context.js';
 import { CreatedKey, KEY_LIFETIMES, Keys, type KeysView, RevokeKey } from './pages/keys.js';
 import { Layout, page } from './pages/layout.js';
 import type { ConsoleState } from './session.js';
+import { consoleState } from './signed-in.js';
 
 const NO_KEY = 'No API key with this id in this account.';
 
@@ -76,17 +77,14 @@ async function ownedKey(state: ConsoleState, opts: ConsoleOptions, keyId: string
 /** /console/keys: the list, "Create a key" (shown once) and "Revoke" with a confirmation step. */
 export async function consoleKeyRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
   app.get('/keys', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const revoked = (request.query as Record<string, unknown>).revoked === '1';
     const view = await viewOf(state, opts, revoked ? 'The key was revoked.' : undefined);
     return keysPage(reply, state, 'API keys', <Keys view={view} />);
   });
 
   app.post('/keys', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    checkCsrf(request, state, opts);
+    const state = consoleState(request);
     requireManage(state);
     const wanted = newKeyOf(request.body);
     const made = await issueAccountKey(keysOf(state, opts), state.session.keyId, wanted, {
@@ -107,8 +105,7 @@ export async function consoleKeyRoutes(app: FastifyInstance, opts: ConsoleOption
   });
 
   app.get<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     requireManage(state);
     const item = await ownedKey(state, opts, request.params.id);
     if (item.revokedAt !== null) return reply.code(303).header('location', '/console/keys').send();
@@ -117,9 +114,7 @@ export async function consoleKeyRoutes(app: FastifyInstance, opts: ConsoleOption
   });
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    checkCsrf(request, state, opts);
+    const state = consoleState(request);
     requireManage(state);
     const done = await revokeAccountKey(keysOf(state, opts), request.params.id, {
       origin: state.origin,
