@@ -2,7 +2,6 @@ import { generateApiKey } from '../auth/api-keys.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import { isUuid } from '../domain/ids.js';
 import type { ApiMode } from '../domain/mode.js';
-import type { SystemStore } from '../store/index.js';
 import type { KeyCreateOutcome, TenantAccess } from '../store/tenant-access.js';
 
 /**
@@ -41,8 +40,19 @@ export interface KeyContext {
   origin: AuditOrigin;
 }
 
-/** The operator's side of the store: any credential's keys (`SystemStore.accounts`). */
-export type OperatorKeys = Pick<SystemStore['accounts'], 'insertKey' | 'revokeKey'>;
+/**
+ * The operator's side of the store: any credential's keys (`SystemStore.accounts`, which the CLI
+ * hands in; operations/ reach the store only through what they are handed).
+ */
+export interface OperatorKeys {
+  /** Stores a key for a live credential (`test`: for its sandbox's, made if need be); audited. */
+  insertKey(
+    input: { partnerId: string; keyHash: string; keyPrefix: string; expiresAt: Date | null; mode: ApiMode },
+    origin: AuditOrigin,
+  ): Promise<{ keyId: string; expiresAt: string | null }>;
+  /** Revokes any key; revoking twice keeps the first time (and its one audit event). */
+  revokeKey(keyId: string, origin: AuditOrigin): Promise<{ keyId: string; revokedAt: string }>;
+}
 
 /** The partner's side: the keys of the account a console session was opened for. */
 export type AccountKeys = TenantAccess['keys'];
