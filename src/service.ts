@@ -6,17 +6,17 @@ import type { Clock } from './clock.js';
 import { type Config, ConfigError } from './config.js';
 import { configSummary } from './config-summary.js';
 import { JOB_TYPES } from './domain/statuses.js';
-import { type AppDeps, buildApp, type ServiceRole } from './http/app.js';
+import { type AppDeps, buildApp } from './http/app.js';
 import { PageCursors } from './http/cursor.js';
 import { DownloadLinks } from './http/download-links.js';
 import type { ListenTiming } from './http/listen-stream.js';
-import { type ReadinessCheck, readiness } from './http/routes/support.js';
 import { BackupScheduler, lastBackupSeconds } from './lifecycle/backup-scheduler.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import type { ReplayReport } from './lifecycle/replay.js';
 import { guardLedger } from './lifecycle/start-guard.js';
 import { explainListenFailure } from './listen-failure.js';
 import { createLogger } from './logger.js';
+import { WebhookEndpoints } from './operations/callback-endpoint.js';
 import {
   InlineReportRenderer,
   type ReportRenderer,
@@ -29,6 +29,8 @@ import { Rescuer } from './queue/maintenance/rescuer.js';
 import { Maintenance } from './queue/maintenance/service.js';
 import { DoorSignal, doorPacer, PACING_QUIET_MS } from './queue/pacing.js';
 import { Worker } from './queue/worker.js';
+import { type ReadinessCheck, readiness } from './readiness.js';
+import type { ServiceRole } from './service-role.js';
 import { Store } from './store/index.js';
 import { ERASURE_JOB_TYPE } from './store/repositories/erasures.js';
 import { loadOrCreateSecret } from './store/secrets.js';
@@ -38,7 +40,6 @@ import { type MetricsServer, serveMetrics } from './telemetry/metrics-server.js'
 import { startTracing } from './telemetry/tracing.js';
 import { VERSION } from './version.js';
 import { WebhookAdmin } from './webhooks/admin.js';
-import { WebhookEndpoints } from './webhooks/endpoints.js';
 import { EventResend } from './webhooks/events.js';
 import { listenSecretsFor, registerWebhookJobs, secretBoxFor } from './webhooks/index.js';
 import { TestEvents } from './webhooks/test-events.js';

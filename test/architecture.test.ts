@@ -93,6 +93,77 @@ describe('import rules', () => {
   });
 });
 
+describe('surfaces and operations (issue 40)', () => {
+  it('let routes, console pages and commands call operations/, never each other; operations/ import no surface', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-surface-imports-'));
+    const use = (names: string) => `export const used = [${names}];\n`;
+    const from = (file: string) => `import { used as u } from '${file}';\n${use('u')}`;
+    write(dir, {
+      'src/store/tenant-access.ts': use('1'),
+      'src/store/index.ts': use('2'),
+      'src/webhooks/guard.ts': use('3'),
+      'src/cli/output.ts': use('4'),
+      'src/http/errors.ts': use('5'),
+      'src/http/event-list.ts': from('../operations/events.js'),
+      'src/http/routes/events.ts': from('../event-list.js'),
+      'src/http/console/context.ts': use('6'),
+      // Allowed: the app and the API description assemble routes and console; a route, a console
+      // page and a command call an operation (and a shared http/ file); routes and console pages
+      // import their own siblings; an operation reaches the scoped access and the layers below.
+      'src/operations/events.ts': `import { used as t } from '../store/tenant-access.js';\nimport { used as g } from '../webhooks/guard.js';\n${use('t, g')}`,
+      'src/http/app.ts': `import { used as r } from './routes/events.js';\nimport { used as c } from './console/context.js';\nimport { used as o } from './openapi.js';\n${use('r, c, o')}`,
+      'src/http/openapi.ts': `import { used as r } from './routes/events.js';\nimport { used as c } from './console/context.js';\n${use('r, c')}`,
+      'src/http/routes/recover.ts': `import { used as o } from '../../operations/events.js';\nimport { used as r } from './events.js';\n${use('o, r')}`,
+      'src/http/console/callbacks.tsx': `import { used as o } from '../../operations/events.js';\nimport { used as e } from '../event-list.js';\nimport { used as c } from './context.js';\n${use('o, e, c')}`,
+      'src/http/console/pages/event.tsx': from('../context.js'),
+      'src/cli/events.ts': `import { used as o } from '../operations/events.js';\nimport { used as p } from './output.js';\n${use('o, p')}`,
+      'src/service.ts': from('./http/app.js'),
+      'test/http/white-box.test.ts': `import { used as r } from '../../src/http/routes/events.js';\nimport { used as c } from '../../src/http/console/context.js';\n${use('r, c')}`,
+      // Refused, one each.
+      'src/cli/shared-http.ts': from('../http/errors.js'),
+      'src/cli/console-link.ts': from('../http/console/context.js'),
+      'src/cli/deep-pdf.ts': from('../reports/pdf/fonts.js'),
+      'src/http/uses-cli.ts': from('../cli/output.js'),
+      'src/http/console/uses-cli.tsx': from('../../cli/output.js'),
+      'src/http/app-helper.ts': from('./routes/events.js'),
+      'src/http/console-helper.ts': from('./console/context.js'),
+      'src/http/console/uses-route.tsx': from('../routes/events.js'),
+      'src/http/console/pages/uses-route.tsx': from('../../routes/events.js'),
+      'src/http/routes/uses-console.ts': from('../console/context.js'),
+      'src/operations/uses-http.ts': from('../http/errors.js'),
+      'src/operations/uses-cli.ts': from('../cli/output.js'),
+      'src/operations/uses-store.ts': from('../store/index.js'),
+      'src/operations/deep-pdf.ts': from('../reports/pdf/fonts.js'),
+      'src/readiness.ts': from('./http/routes/events.js'),
+      'src/service-role.ts': from('./http/console/context.js'),
+      'src/store/uses-route.ts': from('../http/routes/events.js'),
+    });
+    try {
+      expect(lint(dir).sort()).toEqual([
+        'src/cli/console-link.ts:1 lint/style/noRestrictedImports',
+        'src/cli/deep-pdf.ts:1 lint/style/noRestrictedImports',
+        'src/cli/shared-http.ts:1 lint/style/noRestrictedImports',
+        'src/http/app-helper.ts:1 lint/style/noRestrictedImports',
+        'src/http/console-helper.ts:1 lint/style/noRestrictedImports',
+        'src/http/console/pages/uses-route.tsx:1 lint/style/noRestrictedImports',
+        'src/http/console/uses-cli.tsx:1 lint/style/noRestrictedImports',
+        'src/http/console/uses-route.tsx:1 lint/style/noRestrictedImports',
+        'src/http/routes/uses-console.ts:1 lint/style/noRestrictedImports',
+        'src/http/uses-cli.ts:1 lint/style/noRestrictedImports',
+        'src/operations/deep-pdf.ts:1 lint/style/noRestrictedImports',
+        'src/operations/uses-cli.ts:1 lint/style/noRestrictedImports',
+        'src/operations/uses-http.ts:1 lint/style/noRestrictedImports',
+        'src/operations/uses-store.ts:1 lint/style/noRestrictedImports',
+        'src/readiness.ts:1 lint/style/noRestrictedImports',
+        'src/service-role.ts:1 lint/style/noRestrictedImports',
+        'src/store/uses-route.ts:1 lint/style/noRestrictedImports',
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the PDF engine (src/reports/pdf/)', () => {
   it('is reached through its entry only, and reaches nothing of ours outside itself but the shared cache', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-pdf-imports-'));

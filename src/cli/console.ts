@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
 import { API_MODES, type ApiMode } from '../domain/mode.js';
-import { createConsoleLink, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS } from '../http/console/links.js';
+import { createConsoleLink, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS } from '../operations/console-links.js';
 import { requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';

@@ -2,8 +2,8 @@ import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
 import { boundOldGenerationGrowthWithoutWorker } from '../heap-growth.js';
-import type { ServiceRole } from '../http/app.js';
 import { createLogger } from '../logger.js';
+import type { ServiceRole } from '../service-role.js';
 import { startFailureLine } from '../start-failure.js';
 
 /** `healthspan-admin serve`: the service in the foreground until a signal stops it. */

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
+import { DURATION_EXAMPLES } from '../domain/duration.js';
 import type { ApiMode } from '../domain/mode.js';
 import { WebhookAdmin } from '../webhooks/admin.js';
 import { secretBoxFor } from '../webhooks/index.js';
-import { ROTATION_ACTIVATE_IN } from '../webhooks/rotation.js';
-import { durationOption, modeOption, requireLimit, requireUuid } from './arguments.js';
+import { ROTATION_ACTIVATE_IN, rotationDelayMs } from '../webhooks/rotation.js';
+import { modeOption, requireLimit, requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
 
@@ -49,7 +50,11 @@ export function addWebhooksCommands(program: Command): void {
     .addOption(modeOption('callback endpoint'))
     .action(async (opts: { partner: string; activateIn: string; mode: ApiMode }) => {
       const partnerId = requireUuid(opts.partner, '--partner');
-      const ms = durationOption(opts.activateIn, '--activate-in');
+      const ms = rotationDelayMs(opts.activateIn);
+      if (ms === undefined)
+        throw new UsageError(
+          `--activate-in must be a duration such as ${DURATION_EXAMPLES}, at most 30d, got "${opts.activateIn}"`,
+        );
       print(await withWebhooks((admin) => admin.rotateSecret(partnerId, ms, opts.mode)));
     });
   addDeliveryCommands(webhooks);

@@ -6,6 +6,11 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { runInContext, workContext } from '../context.js';
+import { LISTEN_TIMING } from '../fixed-defaults.js';
+import type { WebhookEndpointService } from '../operations/callback-endpoint.js';
+import type { EventSender } from '../operations/event-resend.js';
+import type { ReadinessCheck } from '../readiness.js';
+import type { ServiceRole } from '../service-role.js';
 import type { ArtifactGateway, ConsoleGateway, TenantGateway } from '../store/tenant-access.js';
 import { type TraceSpan, tracing } from '../telemetry/tracing.js';
 import { installAuth } from './auth.js';
@@ -19,7 +24,7 @@ import { CsrfTokens } from './console/tokens.js';
 import type { PageCursors } from './cursor.js';
 import type { DownloadLinks } from './download-links.js';
 import { ApiError, correlationIdOf, installErrorHandling, sendFrameworkError } from './errors.js';
-import { LISTEN_TIMING, ListenStreams, type ListenTiming } from './listen-stream.js';
+import { ListenStreams, type ListenTiming } from './listen-stream.js';
 import { openApiDocument, openApiYaml } from './openapi.js';
 import { type CountRequest, connectRedis, installRateLimit } from './rate-limit.js';
 import { requestTelemetry } from './request-telemetry.js';
@@ -27,7 +32,7 @@ import { installResponseIdleTimeout } from './response-idle.js';
 import { artifactRoutes } from './routes/artifacts.js';
 import { auditRoutes } from './routes/audit-events.js';
 import { erasureRoutes } from './routes/erasures.js';
-import { type EventSender, eventResendRoutes } from './routes/event-resend.js';
+import { eventResendRoutes } from './routes/event-resend.js';
 import { eventReadRoutes } from './routes/events.js';
 import { fhirRoutes } from './routes/fhir.js';
 import { listenRoutes } from './routes/listen.js';
@@ -35,9 +40,9 @@ import { probeRoutes } from './routes/probe.js';
 import { resultRoutes } from './routes/results.js';
 import { submissionListRoutes } from './routes/submission-list.js';
 import { submissionRoutes } from './routes/submissions.js';
-import { type ReadinessCheck, supportRoutes } from './routes/support.js';
+import { supportRoutes } from './routes/support.js';
 import { type TestEventSender, testEventRoutes } from './routes/test-events.js';
-import { type WebhookEndpointService, webhookEndpointRoutes } from './routes/webhook-endpoint.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoint.js';
 import { installTransportSecurity } from './transport-security.js';
 
 declare module 'fastify' {
@@ -103,8 +108,6 @@ export interface AppDeps {
   role?: ServiceRole;
   readinessChecks?: ReadinessCheck[];
 }
-
-export type ServiceRole = 'all' | 'api' | 'worker';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@-]{1,200}$/;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isUuid } from '../domain/ids.js';
+import type { PageRead } from '../operations/page-read.js';
 import type { KeysetPage, KeysetPosition } from '../store/tenant-access.js';
 import type { CursorScope, PageCursors } from './cursor.js';
 import { ApiError } from './errors.js';
@@ -140,14 +141,6 @@ export interface ListRequest {
   };
 }
 
-/** What a repository is asked for: a page of `limit` after `after`, within the window. */
-export interface ListRead {
-  limit: number;
-  after: KeysetPosition | undefined;
-  from: Date | undefined;
-  to: Date | undefined;
-}
-
 /** A page as every list answers it. */
 export interface ListAnswer<I> {
   items: I[];
@@ -163,7 +156,7 @@ export interface ListAnswer<I> {
 export async function readList<R, I>(
   cursors: PageCursors,
   req: ListRequest,
-  read: (q: ListRead) => Promise<KeysetPage<R>>,
+  read: (q: PageRead) => Promise<KeysetPage<R>>,
   positionOf: (record: R) => KeysetPosition,
   present: (record: R) => I,
 ): Promise<ListAnswer<I>> {

@@ -16,8 +16,6 @@ export interface ListenTiming {
   batch: number;
 }
 
-export const LISTEN_TIMING: ListenTiming = { pollMs: 1000, heartbeatMs: 15_000, batch: 100 };
-
 /** What one stream needs: its account's access, its key's listen secret, where to resume. */
 export interface ListenSession {
   keyId: string;
@@ -42,9 +40,9 @@ export class ListenStreams {
   constructor(
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly timing: ListenTiming = LISTEN_TIMING,
+    private readonly timing: ListenTiming,
     /** `RESPONSE_IDLE_TIMEOUT_MS`: a stream whose client takes no byte for this long is cut off. */
-    private readonly idleMs = 30_000,
+    private readonly idleMs: number,
   ) {}
 
   /** How many streams the key holds open in this process. */

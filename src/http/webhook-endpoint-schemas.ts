@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { ROTATION_ACTIVATE_IN } from '../webhooks/rotation.js';
 
-/** How `POST /v1/webhook-endpoint/rotate-secret` reads `activateIn`: up to 30 days ahead. */
-export const MAX_ACTIVATE_IN_MS = 30 * 24 * 60 * 60 * 1000;
-
 const isoDateTime = z.iso.datetime({ offset: true });
 
 export const endpointPutSchema = z

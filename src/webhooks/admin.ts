@@ -2,12 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import type { ApiMode } from '../domain/mode.js';
+import {
+  type EndpointField,
+  EndpointInputError,
+  type EndpointOwner,
+  WebhookEndpoints,
+} from '../operations/callback-endpoint.js';
 import type { SecretBox } from '../secret-box.js';
 import type { SystemStore } from '../store/index.js';
 import type { Executor } from '../store/prepared.js';
 import { NotFoundError } from '../store/repositories/accounts.js';
 import type { TenantGateway } from '../store/tenant-access.js';
-import { type EndpointField, EndpointInputError, type EndpointOwner, WebhookEndpoints } from './endpoints.js';
 import type { Resolver } from './guard.js';
 import { DELIVER_KIND, deliveryJob, eventIdFor, recordResultReady } from './outbox.js';
 

@@ -146,6 +146,17 @@ describe('an operator with a store', () => {
     expect(res.stderr).toBe(`healthspan-admin: no ${kind} with id ${NO_SUCH}\n`);
   });
 
+  it.concurrent.each([['31d'], ['soon']])(
+    'refuses a rotation taking effect after %s, as the API and the console do (at most 30d)',
+    async (activateIn) => {
+      const res = await cli('webhooks', 'rotate-secret', '--partner', NO_SUCH, '--activate-in', activateIn);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(
+        `healthspan-admin: --activate-in must be a duration such as 500ms, 30s, 5m, 24h or 7d, at most 30d, got "${activateIn}"\n`,
+      );
+    },
+  );
+
   it('lists accounts, partner credentials, keys (never the key) and a callback (never a secret)', async () => {
     const quick = await cli('quickstart', '--name', 'Listing clinic');
     expect(quick.code, quick.stderr).toBe(0);

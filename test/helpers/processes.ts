@@ -53,6 +53,12 @@ export async function serveProcess(
   const output: string[] = [];
   child.stdout?.on('data', (c: Buffer) => output.push(c.toString()));
   child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
+  // A stream or process error (a pipe cut while the machine is busy) is kept with the output the
+  // test shows on failure, rather than thrown into the test file as an unhandled error.
+  const keep = (e: Error) => output.push(`[${role}: ${e.message}]`);
+  child.on('error', keep);
+  child.stdout?.on('error', keep);
+  child.stderr?.on('error', keep);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
   for (;;) {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
 export interface ProjectSummary {
   files: number;
@@ -18,7 +18,11 @@ export const SUMMARY_FILE = path.resolve(import.meta.dirname, '../../test-output
  * PostgreSQL tests actually ran (none skipped) rather than trusting an exit code alone.
  */
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(
+    modules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError> = [],
+  ): void {
+    printUnhandled(unhandledErrors);
     const projects: Record<string, ProjectSummary> = {};
     const files: { file: string; ms: number }[] = [];
     for (const module of modules) {
@@ -41,4 +45,21 @@ export default class SummaryReporter implements Reporter {
     const slowest = files.sort((a, b) => b.ms - a.ms).slice(0, 30);
     fs.writeFileSync(SUMMARY_FILE, `${JSON.stringify({ projects, slowest }, null, 2)}\n`);
   }
+}
+
+/**
+ * Unhandled errors again, last, in a few lines each: CI keeps only the tail of a run's output,
+ * and vitest prints them before its summary, where a long run's tail no longer reaches.
+ */
+function printUnhandled(errors: ReadonlyArray<SerializedError>): void {
+  if (errors.length === 0) return;
+  const lines = [`${errors.length} unhandled error(s) in this run:`];
+  for (const e of errors) {
+    const where = (e as { VITEST_TEST_PATH?: string }).VITEST_TEST_PATH;
+    lines.push(
+      `- ${e.name ?? 'Error'}: ${e.message}${where ? ` (while ${path.relative(process.cwd(), where)} ran)` : ''}`,
+    );
+    for (const frame of (e.stack ?? '').split('\n').slice(1, 8)) lines.push(`    ${frame.trim()}`);
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { resultSchema } from '../../src/http/routes/results.js';
+import { resultSchema } from '../../src/http/result-body.js';
 import { alterStoredBytes } from '../helpers/artifact-bytes.js';
 import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
 import { getJson, serviceWithAccount } from '../helpers/service.js';

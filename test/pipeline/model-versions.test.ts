@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_VERSION, type ModelResult } from '../../src/domain/model/types.js';
-import { resultSchema } from '../../src/http/routes/results.js';
+import { resultSchema } from '../../src/http/result-body.js';
 import type { Worker } from '../../src/queue/worker.js';
 import { loseStoredBytes } from '../helpers/artifact-bytes.js';
 import { startPipelineWorker, waitUntil } from '../helpers/pipeline.js';

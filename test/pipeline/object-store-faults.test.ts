@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resultSchema } from '../../src/http/routes/results.js';
+import { resultSchema } from '../../src/http/result-body.js';
 import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
 import { TestS3Server } from '../helpers/s3.js';
 import {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
-import { resultSchema } from '../../src/http/routes/results.js';
+import { resultSchema } from '../../src/http/result-body.js';
 import { Cleaner, ORPHAN_GRACE_MS } from '../../src/queue/maintenance/cleaner.js';
 import type { S3ArtifactStore } from '../../src/store/object-store/s3-artifact-store.js';
 import { completeSubmission, waitUntil } from '../helpers/pipeline.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DownloadLinks } from '../../src/http/download-links.js';
-import { resultSchema } from '../../src/http/routes/results.js';
+import { resultSchema } from '../../src/http/result-body.js';
 import { submissionDetailSchema } from '../../src/http/schemas.js';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { loadOrCreateSecret } from '../../src/store/secrets.js';

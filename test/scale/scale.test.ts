@@ -26,6 +26,8 @@ describe('2 API + 2 worker processes on one PostgreSQL database', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    // An idle connection the server closes emits `error` on the pool; the next query reconnects.
+    pool.on('error', () => undefined);
     const hook = await receiver.start();
     env = {
       DATABASE_URL: database.url,

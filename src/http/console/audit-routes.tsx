@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditEvent } from '../../domain/audit.js';
-import { findAuditEvents, parseAuditQuery } from '../routes/audit-events.js';
+import { findAuditEvents, parseAuditQuery } from '../audit-list.js';
 import { type ConsoleOptions, frameOf, html, tenantOfState } from './context.js';
 import { fieldErrorsOf, filtersOf } from './page-routes.js';
 import { type AuditFilters, AuditTrail } from './pages/audit.js';

@@ -1,8 +1,7 @@
-import { durationMs } from '../../domain/duration.js';
-import type { EndpointPut } from '../../webhooks/endpoints.js';
-import { ROTATION_ACTIVATE_IN } from '../../webhooks/rotation.js';
+import type { EndpointPut } from '../../operations/callback-endpoint.js';
+import { rotationDelayMs } from '../../webhooks/rotation.js';
 import { ApiError } from '../errors.js';
-import { endpointPutSchema, MAX_ACTIVATE_IN_MS } from '../webhook-endpoint-schemas.js';
+import { endpointPutSchema } from '../webhook-endpoint-schemas.js';
 import type { FormState } from './pages/callbacks.js';
 
 /** The form's string fields; anything else is dropped. */
@@ -66,8 +65,8 @@ function messageOf(field: string): string {
 
 /** How long until a rotated secret signs, from the form's choice; `400` outside the API's range. */
 export function activateInMs(values: Record<string, string>): number {
-  const ms = durationMs(values.activateIn ?? ROTATION_ACTIVATE_IN);
-  if (ms === undefined || ms > MAX_ACTIVATE_IN_MS) {
+  const ms = rotationDelayMs(values.activateIn);
+  if (ms === undefined) {
     throw ApiError.validation(
       {
         formErrors: [],

@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ComponentChildren } from 'preact';
-import { isUuid } from '../../domain/ids.js';
-import { type EndpointField, EndpointInputError, type EndpointOwner } from '../../webhooks/endpoints.js';
+import {
+  type EndpointField,
+  EndpointInputError,
+  type EndpointOwner,
+} from '../../operations/callback-endpoint.js';
+import { redeliverEvent } from '../../operations/event-resend.js';
 import { ApiError } from '../errors.js';
+import { findEvents, parseEventListQuery, readEvent } from '../event-list.js';
+import { readRecovery, recoveryWindow, startRecovery } from '../event-resend.js';
 import type { EventPage } from '../event-schemas.js';
-import { readRecovery, recoveryWindow, startRecovery } from '../routes/event-resend.js';
-import { findEvents, parseEventListQuery, readEvent } from '../routes/events.js';
 import { REDELIVERY_REFUSED } from './actions.js';
 import {
   activateInMs,
@@ -200,9 +204,7 @@ async function redeliver(
 ) {
   const state = managing(request);
   const id = request.params.id;
-  const sent = isUuid(id)
-    ? await opts.events.redeliver(tenantOfState(state), id, state.origin)
-    : ({ ok: false, reason: 'not_found' } as const);
+  const sent = await redeliverEvent(opts.events, tenantOfState(state), id, state.origin);
   if (!sent.ok && sent.reason === 'not_found')
     throw ApiError.notFound('No event with this id in this account.');
   if (!sent.ok) throw new ApiError(409, 'BAD_REQUEST', REDELIVERY_REFUSED[sent.reason]);

@@ -1,12 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import type { Clock } from '../../clock.js';
+import type { WebhookEndpointService } from '../../operations/callback-endpoint.js';
+import type { EventSender } from '../../operations/event-resend.js';
 import type { ConsoleGateway, TenantAccess, TenantGateway } from '../../store/tenant-access.js';
 import type { PageCursors } from '../cursor.js';
 import type { DownloadLinks } from '../download-links.js';
 import { ApiError } from '../errors.js';
 import type { CountRequest } from '../rate-limit.js';
-import type { EventSender } from '../routes/event-resend.js';
-import type { WebhookEndpointService } from '../routes/webhook-endpoint.js';
 import type { Frame } from './pages/layout.js';
 import type { ConsoleState, SessionCookie } from './session.js';
 import type { CsrfTokens } from './tokens.js';

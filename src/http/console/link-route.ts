@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Clock } from '../../clock.js';
+import { createConsoleLink, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS } from '../../operations/console-links.js';
 import type { ConsoleGateway } from '../../store/tenant-access.js';
 import { originOf, principalOf } from '../auth.js';
 import { ApiError, parseBody } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
-import { createConsoleLink, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS } from './links.js';
 
 export const consoleSessionRequestSchema = z
   .object({

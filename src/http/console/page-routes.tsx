@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUuid } from '../../domain/ids.js';
+import { fhirBundleOf } from '../../operations/fhir-export.js';
 import type { TenantAccess } from '../../store/tenant-access.js';
+import { artifactBytes, HTML_CSP } from '../artifact-bytes.js';
 import { ApiError } from '../errors.js';
 import { submissionDetail } from '../presenters.js';
-import { artifactBytes, HTML_CSP } from '../routes/artifacts.js';
-import { fhirBundleOf } from '../routes/fhir.js';
-import { presentResult } from '../routes/results.js';
-import { findSubmissions, parseSubmissionListQuery } from '../routes/submission-list.js';
+import { presentResult } from '../result-body.js';
+import { findSubmissions, parseSubmissionListQuery } from '../submission-list.js';
 import type { SubmissionPage } from '../submission-list-item.js';
 import { type ConsoleOptions, frameOf, html, tenantOfState } from './context.js';
 import { callbackNow, hourlyCounts, windowStats } from './overview-stats.js';

@@ -1,21 +1,10 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from '../../derive-key.js';
-import { sha256Hex } from '../../hash.js';
 
-/**
- * The console's secrets: one-time link tokens and session cookies are 256 random bits (stored
- * only as their SHA-256, like API keys: nothing to brute-force), and the CSRF token of a session
- * is a MAC of its id under a key derived from the service's signing secret.
- */
-export function newSecret(): { value: string; hash: string } {
-  const value = randomBytes(32).toString('base64url');
-  return { value, hash: hashSecret(value) };
-}
+// The console's routes and session read the link and cookie secrets here, beside the CSRF tokens.
+export { hashSecret, newSecret } from '../../auth/secret-token.js';
 
-export function hashSecret(value: string): string {
-  return sha256Hex(value);
-}
-
+/** The CSRF token of a session: a MAC of its id under a key derived from the service's signing secret. */
 export class CsrfTokens {
   private readonly key: Buffer;
 

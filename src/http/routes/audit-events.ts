@@ -6,12 +6,9 @@ import {
   AUDIT_ACTOR_TYPES,
   AUDIT_OUTCOMES,
   AUDIT_RESOURCE_TYPES,
-  type AuditEvent,
 } from '../../domain/audit.js';
-import type { TenantAccess } from '../../store/tenant-access.js';
+import { type AuditListOptions, auditQuery, findAuditEvents, parseAuditQuery } from '../audit-list.js';
 import { tenantOf } from '../auth.js';
-import type { PageCursors } from '../cursor.js';
-import { type ListAnswer, listCursor, listLimit, parseListQuery, readList } from '../list-query.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
 const isoDateTime = z.iso.datetime({ offset: true });
@@ -57,40 +54,6 @@ export const auditPageSchema = z
   })
   .meta({ id: 'AuditEventPage' });
 
-const auditQuery = z
-  .object({
-    partnerSubmissionId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({
-        description:
-          'Only the events about submissions with this reference of yours (exact match) and about their results, ' +
-          'reports and callback events',
-      }),
-    partnerSubjectId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({
-        description:
-          "Only the events about this subject's submissions (your reference, exact match) and about their " +
-          'results, reports and callback events',
-      }),
-    limit: listLimit,
-    cursor: listCursor,
-  })
-  .strict();
-
-const MESSAGES: Readonly<Record<string, string>> = {
-  partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
-  partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
-};
-
-export type AuditListParams = z.output<typeof auditQuery>;
-
 export const auditPaths: ZodOpenApiPathsObject = {
   '/v1/audit-events': {
     get: {
@@ -125,31 +88,6 @@ export const auditPaths: ZodOpenApiPathsObject = {
     },
   },
 };
-
-/** The API's audit query (references, limit, cursor), or its `400` naming each bad parameter. */
-export function parseAuditQuery(query: unknown): AuditListParams {
-  return parseListQuery(auditQuery, query, MESSAGES);
-}
-
-export interface AuditListOptions {
-  cursors: PageCursors;
-}
-
-/** A page of the account's audit trail, newest first: the API's answer and the console's list. */
-export function findAuditEvents(
-  tenant: TenantAccess,
-  q: AuditListParams,
-  opts: AuditListOptions,
-): Promise<ListAnswer<AuditEvent>> {
-  const filters = { partnerSubmissionId: q.partnerSubmissionId, partnerSubjectId: q.partnerSubjectId };
-  return readList(
-    opts.cursors,
-    { list: 'audit-events', tenantId: tenant.tenantId, limit: q.limit, cursor: q.cursor, filters },
-    (r) => tenant.audit.list({ ...filters, limit: r.limit, after: r.after }),
-    (event) => ({ at: event.occurredAt, id: event.eventId }),
-    (event) => event,
-  );
-}
 
 export async function auditRoutes(app: FastifyInstance, opts: AuditListOptions): Promise<void> {
   app.get('/v1/audit-events', { config: { auth: true } }, async (request) =>

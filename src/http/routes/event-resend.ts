@@ -1,36 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import type { AuditOrigin } from '../../domain/audit.js';
-import { isUuid } from '../../domain/ids.js';
-import type {
-  RecoveryRecord,
-  RecoveryWindow,
-  ResendRefusal,
-  TenantAccess,
-} from '../../store/tenant-access.js';
+import { type EventSender, type Recovery, redeliverEvent } from '../../operations/event-resend.js';
 import { originOf, tenantOf } from '../auth.js';
-import { ApiError, parseBody } from '../errors.js';
+import { parseBody } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
-
-/** What the routes need to send events again, within the account they are handed (`webhooks/events.ts`). */
-export interface EventSender {
-  redeliver(
-    tenant: TenantAccess,
-    eventId: string,
-    origin: AuditOrigin,
-  ): Promise<{ ok: true; eventId: string } | { ok: false; reason: ResendRefusal }>;
-  recover(
-    tenant: TenantAccess,
-    window: RecoveryWindow,
-    origin: AuditOrigin,
-  ): Promise<
-    | { ok: true; recoveryId: string; eventCount: number }
-    | { ok: false; reason: 'no_endpoint' | 'endpoint_disabled' }
-    | { ok: false; reason: 'too_old'; oldest: Date }
-    | { ok: false; reason: 'in_future'; now: Date }
-  >;
-}
 
 const isoTime = z.iso.datetime({ offset: true });
 
@@ -44,16 +18,6 @@ export const redeliverAcceptedSchema = z
 /** An empty object, or no body at all. */
 const redeliverRequestSchema = z.strictObject({}).meta({ id: 'RedeliverRequest' });
 
-export const recoverRequestSchema = z
-  .strictObject({
-    since: isoTime.meta({
-      description:
-        'Events created at or after this time (ISO 8601 with offset); no older than WEBHOOK_ATTEMPT_RETENTION (30 days), and not later than now',
-    }),
-    until: isoTime.optional().meta({ description: 'Events created before this time; now when left out' }),
-  })
-  .meta({ id: 'RecoverRequest' });
-
 export const recoveryStartedSchema = z
   .object({
     recoveryId: z.uuid(),
@@ -61,7 +25,8 @@ export const recoveryStartedSchema = z
   })
   .meta({ id: 'RecoveryStarted' });
 
-export const recoverySchema = z
+/** The API's description of a `Recovery` (`operations/event-resend.ts` builds it). */
+export const recoverySchema: z.ZodType<Recovery> = z
   .object({
     recoveryId: z.uuid(),
     status: z
@@ -81,42 +46,6 @@ export const recoverySchema = z
       .meta({ description: 'The recovered events by their delivery status now' }),
   })
   .meta({ id: 'Recovery' });
-
-export type Recovery = z.infer<typeof recoverySchema>;
-
-function recoveryView(record: RecoveryRecord): Recovery {
-  const s = record.byStatus;
-  return {
-    recoveryId: record.recoveryId,
-    status: s.pending > 0 ? 'running' : 'finished',
-    since: record.since,
-    until: record.until,
-    createdAt: record.createdAt,
-    eventCount: record.eventCount,
-    progress: {
-      pending: s.pending,
-      delivered: s.delivered,
-      failed: s.failed,
-      endpointDisabled: s.endpoint_disabled,
-    },
-  };
-}
-
-const REFUSALS: Record<ResendRefusal, () => ApiError> = {
-  not_found: () => ApiError.notFound('No event with this id in this account.'),
-  no_endpoint: () =>
-    new ApiError(
-      409,
-      'WEBHOOK_NOT_CONFIGURED',
-      'No callback URL is registered for this account and mode: set one (PUT /v1/webhook-endpoint) first.',
-    ),
-  endpoint_disabled: () =>
-    new ApiError(
-      409,
-      'WEBHOOK_ENDPOINT_DISABLED',
-      'Your callback endpoint is disabled after failing for days: enable it (POST /v1/webhook-endpoint/enable) first.',
-    ),
-};
 
 const eventIdParam = z.object({ eventId: z.string().meta({ description: 'The event id' }) });
 const recoveryIdParam = z.object({ recoveryId: z.string().meta({ description: 'The recovery id' }) });
@@ -252,52 +181,13 @@ export const eventResendPaths: ZodOpenApiPathsObject = {
   },
 };
 
-/** The recovery window of a request body, or a `400` naming the field. */
-export function recoveryWindow(body: unknown): RecoveryWindow {
-  const parsed = parseBody(recoverRequestSchema, body, 'The recovery window is not valid.');
-  const since = new Date(parsed.since);
-  const until = parsed.until === undefined ? undefined : new Date(parsed.until);
-  if (until && until <= since) {
-    throw ApiError.validation(
-      { formErrors: [], fieldErrors: { until: ['until must be later than since.'] } },
-      'The recovery window is not valid.',
-    );
-  }
-  return { since, until };
-}
-
-/** Starts a recovery of the window, or the refusal a partner can act on. */
-export async function startRecovery(
-  sender: EventSender,
-  tenant: TenantAccess,
-  window: RecoveryWindow,
-  origin: AuditOrigin,
-): Promise<{ recoveryId: string; eventCount: number }> {
-  const started = await sender.recover(tenant, window, origin);
-  if (started.ok) return { recoveryId: started.recoveryId, eventCount: started.eventCount };
-  if (started.reason === 'too_old' || started.reason === 'in_future') {
-    const message =
-      started.reason === 'too_old'
-        ? `since must be ${started.oldest.toISOString()} or later: attempts older than that are no longer kept.`
-        : `since must not be later than now (${started.now.toISOString()}): no event is created in the future.`;
-    throw ApiError.validation(
-      { formErrors: [], fieldErrors: { since: [message] } },
-      'The recovery window is not valid.',
-    );
-  }
-  throw REFUSALS[started.reason]();
-}
-
-/** The recovery's progress, or `404` for an id that is not one of this account's recoveries. */
-export async function readRecovery(
-  tenant: TenantAccess,
-  recoveryId: string,
-  origin: AuditOrigin,
-): Promise<Recovery> {
-  const found = isUuid(recoveryId) ? await tenant.recoveries.get(recoveryId, origin) : undefined;
-  if (!found) throw ApiError.notFound('No recovery with this id in this account.');
-  return recoveryView(found);
-}
+import {
+  REFUSALS,
+  readRecovery,
+  recoverRequestSchema,
+  recoveryWindow,
+  startRecovery,
+} from '../event-resend.js';
 
 export async function eventResendRoutes(app: FastifyInstance, opts: { sender: EventSender }): Promise<void> {
   app.post<{ Params: { eventId: string } }>(
@@ -305,10 +195,12 @@ export async function eventResendRoutes(app: FastifyInstance, opts: { sender: Ev
     { config: { auth: true } },
     async (request, reply) => {
       parseBody(redeliverRequestSchema, request.body, 'A redelivery takes no fields; send no body or {}.');
-      const { eventId } = request.params;
-      const sent = isUuid(eventId)
-        ? await opts.sender.redeliver(tenantOf(request), eventId, originOf(request))
-        : ({ ok: false, reason: 'not_found' } as const);
+      const sent = await redeliverEvent(
+        opts.sender,
+        tenantOf(request),
+        request.params.eventId,
+        originOf(request),
+      );
       if (!sent.ok) throw REFUSALS[sent.reason]();
       reply.code(202);
       return { eventId: sent.eventId, deliveryStatus: 'pending' as const };

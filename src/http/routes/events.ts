@@ -1,62 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import type { AuditOrigin } from '../../domain/audit.js';
-import { isUuid } from '../../domain/ids.js';
-import type { TenantAccess } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
-import type { PageCursors } from '../cursor.js';
-import { ApiError } from '../errors.js';
 import {
-  DELIVERY_STATUSES,
-  EVENT_TYPES,
-  type EventDetail,
-  type EventPage,
-  eventDetail,
+  type EventListOptions,
+  eventListQuery,
+  findEvents,
+  parseEventListQuery,
+  readEvent,
+} from '../event-list.js';
+import {
   eventDetailExample,
   eventDetailSchema,
-  eventListItem,
   eventPageExample,
   eventPageSchema,
 } from '../event-schemas.js';
-import { listCursor, listLimit, parseListQuery, queryTime, readList, timeMessages } from '../list-query.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
-
-const eventListQuery = z
-  .object({
-    type: z.enum(EVENT_TYPES).optional().meta({ description: 'Only events of this type' }),
-    deliveryStatus: z
-      .enum(DELIVERY_STATUSES)
-      .optional()
-      .meta({ description: 'Only events in this delivery status (e.g. failed)' }),
-    createdAfter: queryTime('Only events created at or after this time (ISO 8601 with offset)'),
-    createdBefore: queryTime('Only events created before this time (ISO 8601 with offset)'),
-    partnerSubmissionId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({ description: 'Only the events of submissions with this reference of yours (exact match)' }),
-    partnerSubjectId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({ description: "Only the events of this subject's submissions (your reference, exact match)" }),
-    limit: listLimit,
-    cursor: listCursor,
-  })
-  .strict();
-
-const MESSAGES: Readonly<Record<string, string>> = {
-  type: `type must be one of ${EVENT_TYPES.join(', ')}.`,
-  deliveryStatus: `deliveryStatus must be one of ${DELIVERY_STATUSES.join(', ')}.`,
-  ...timeMessages('createdAfter', 'createdBefore'),
-  partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
-  partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
-};
-
-export type EventListParams = z.output<typeof eventListQuery>;
 
 const eventIdParam = z.object({
   eventId: z.string().meta({ description: 'The event id (a UUID; anything else answers 404)' }),
@@ -135,60 +94,6 @@ export const eventReadPaths: ZodOpenApiPathsObject = {
     },
   },
 };
-
-/** The list's query as the API reads it (the console's filter form goes through this too). */
-export function parseEventListQuery(query: unknown): EventListParams {
-  return parseListQuery(eventListQuery, query, MESSAGES);
-}
-
-export interface EventListOptions {
-  cursors: PageCursors;
-}
-
-/**
- * One page of the account's events for the parsed query: what the route answers, and what the
- * console's page shows with the same cursors. Throws `400`s naming the parameter.
- */
-export async function findEvents(
-  tenant: TenantAccess,
-  q: EventListParams,
-  origin: AuditOrigin,
-  opts: EventListOptions,
-): Promise<EventPage> {
-  const filters = {
-    type: q.type,
-    deliveryStatus: q.deliveryStatus,
-    partnerSubmissionId: q.partnerSubmissionId,
-    partnerSubjectId: q.partnerSubjectId,
-  };
-  const window = {
-    names: ['createdAfter', 'createdBefore'],
-    after: q.createdAfter,
-    before: q.createdBefore,
-  } as const;
-  return readList(
-    opts.cursors,
-    { list: 'events', tenantId: tenant.tenantId, limit: q.limit, cursor: q.cursor, filters, window },
-    (r) =>
-      tenant.events.list(
-        { ...filters, createdAfter: r.from, createdBefore: r.to, limit: r.limit, after: r.after },
-        origin,
-      ),
-    (record) => ({ at: record.createdAt, id: record.eventId }),
-    eventListItem,
-  );
-}
-
-/** The event with its attempts, or `404` for an id that is not one of this account's events. */
-export async function readEvent(
-  tenant: TenantAccess,
-  eventId: string,
-  origin: AuditOrigin,
-): Promise<EventDetail> {
-  const found = isUuid(eventId) ? await tenant.events.get(eventId, origin) : undefined;
-  if (!found) throw ApiError.notFound('No event with this id in this account.');
-  return eventDetail(found);
-}
 
 export async function eventReadRoutes(app: FastifyInstance, opts: EventListOptions): Promise<void> {
   app.get('/v1/events', { config: { auth: true } }, async (request) =>

@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import type { NormalisedSubmission } from '../../domain/submission/panel.js';
-import { buildFhirBundle } from '../../reports/fhir/bundle.js';
-import type { ResultExportSource } from '../../store/tenant-access.js';
+import { fhirBundleOf } from '../../operations/fhir-export.js';
 import { originOf, tenantOf } from '../auth.js';
 import { findOr404 } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
@@ -62,18 +60,6 @@ export const fhirPaths: ZodOpenApiPathsObject = {
     },
   },
 };
-
-/** The result's FHIR R4 bundle (the API's route and the console's download). */
-export function fhirBundleOf(source: ResultExportSource) {
-  return buildFhirBundle({
-    resultId: source.resultId,
-    partnerId: source.partnerId,
-    partnerSubjectId: source.partnerSubjectId,
-    receivedAt: source.receivedAt,
-    submission: JSON.parse(source.normalisedBody) as NormalisedSubmission,
-    result: source.bundle,
-  });
-}
 
 export async function fhirRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { resultId: string } }>(

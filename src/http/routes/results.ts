@@ -2,36 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { Clock } from '../../clock.js';
-import { partnerOutcomeSchema, toPartnerOutcome } from '../../domain/model/partner-view.js';
-import { SUBMISSION_STATUSES, submissionStatusLabel } from '../../domain/statuses.js';
-import type { ResultRecord } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
 import type { DownloadLinks } from '../download-links.js';
 import { findOr404 } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 import { resultExample } from '../openapi-examples.js';
-import { ARTIFACT_TYPE_LABELS, AVAILABILITY_LABELS, artifactSchema } from '../schemas.js';
-
-export const resultSchema = z
-  .object({
-    resultId: z.uuid(),
-    submissionId: z.uuid(),
-    partnerSubmissionId: z.string(),
-    status: z.enum(SUBMISSION_STATUSES),
-    statusLabel: z.string().min(1),
-    completedAt: z.iso
-      .datetime({ offset: true })
-      .meta({ description: 'Time the result row was last updated' }),
-    outcome: partnerOutcomeSchema.nullable().meta({ description: 'The primary (first) outcome' }),
-    outcomes: z
-      .array(partnerOutcomeSchema)
-      .optional()
-      .meta({ description: 'Present only when more than one outcome was scored, in requested order' }),
-    artifacts: z.object({ items: z.array(artifactSchema) }),
-  })
-  .meta({ id: 'Result' });
-
-type ResultBody = z.infer<typeof resultSchema>;
+import { presentResult, resultSchema } from '../result-body.js';
 
 export const resultPaths: ZodOpenApiPathsObject = {
   '/v1/results/{resultId}': {
@@ -56,32 +32,6 @@ export const resultPaths: ZodOpenApiPathsObject = {
     },
   },
 };
-
-export function presentResult(record: ResultRecord, links: DownloadLinks, now: Date): ResultBody {
-  const outcomes = record.bundle.outcomes.map(toPartnerOutcome);
-  const body: ResultBody = {
-    resultId: record.resultId,
-    submissionId: record.submissionId,
-    partnerSubmissionId: record.partnerSubmissionId,
-    status: record.submissionStatus as ResultBody['status'],
-    statusLabel: submissionStatusLabel(record.submissionStatus),
-    completedAt: record.updatedAt,
-    outcome: outcomes[0] ?? null,
-    artifacts: {
-      items: record.artifacts.map((a) => ({
-        artifactId: a.artifactId,
-        type: (a.type in ARTIFACT_TYPE_LABELS ? a.type : 'unknown') as 'json' | 'html' | 'pdf' | 'unknown',
-        typeLabel: ARTIFACT_TYPE_LABELS[a.type] ?? ARTIFACT_TYPE_LABELS.unknown!,
-        availability: a.availability as 'available' | 'pending' | 'unavailable',
-        availabilityLabel: AVAILABILITY_LABELS[a.availability] ?? 'Unknown',
-        access: a.availability === 'available' ? links.issue(a.artifactId, now) : null,
-        generatedAt: a.generatedAt,
-      })),
-    },
-  };
-  if (outcomes.length > 1) body.outcomes = outcomes;
-  return body;
-}
 
 export async function resultRoutes(
   app: FastifyInstance,

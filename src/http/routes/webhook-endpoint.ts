@@ -1,9 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ZodOpenApiOperationObject, ZodOpenApiPathsObject } from 'zod-openapi';
-import { DURATION_EXAMPLES, durationMs } from '../../domain/duration.js';
-import { EndpointInputError, type EndpointOwner, type WebhookEndpoints } from '../../webhooks/endpoints.js';
-import { ROTATION_ACTIVATE_IN_MS } from '../../webhooks/rotation.js';
+import { DURATION_EXAMPLES } from '../../domain/duration.js';
+import {
+  EndpointInputError,
+  type EndpointOwner,
+  type WebhookEndpointService,
+} from '../../operations/callback-endpoint.js';
+import { rotationDelayMs } from '../../webhooks/rotation.js';
 import { originOf, principalOf, tenantOf } from '../auth.js';
 import { ApiError, type ErrorCode, parseBody } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
@@ -13,19 +17,12 @@ import {
   endpointPutAnswerSchema,
   endpointPutSchema,
   endpointSchema,
-  MAX_ACTIVATE_IN_MS,
   rotatedSchema,
   rotateSecretSchema,
   SECRET_EXAMPLE,
 } from '../webhook-endpoint-schemas.js';
 
 const PATH = '/v1/webhook-endpoint';
-
-/** What the routes call: the endpoint service the CLI and the console call too. */
-export type WebhookEndpointService = Pick<
-  WebhookEndpoints,
-  'get' | 'put' | 'rotateSecret' | 'remove' | 'enable'
->;
 
 const NOT_FOUND_MEANING =
   'no callback endpoint is registered for the mode of this key (register one with PUT /v1/webhook-endpoint)';
@@ -208,8 +205,8 @@ export async function webhookEndpointRoutes(
 
   app.post(`${PATH}/rotate-secret`, auth, async (request) => {
     const { activateIn } = parseBody(rotateSecretSchema, request.body);
-    const ms = activateIn === undefined ? ROTATION_ACTIVATE_IN_MS : durationMs(activateIn);
-    if (ms === undefined || ms > MAX_ACTIVATE_IN_MS) {
+    const ms = rotationDelayMs(activateIn);
+    if (ms === undefined) {
       throw fieldError(
         'activateIn',
         `activateIn must be a duration such as ${DURATION_EXAMPLES}, at most 30d.`,

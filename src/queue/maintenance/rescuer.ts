@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import { runInContext } from '../../context.js';
+import { RESCUER_DEFAULTS } from '../../fixed-defaults.js';
 import type { ClaimedJob } from '../../jobs/types.js';
 import type { SystemStore } from '../../store/index.js';
 import { MAINTENANCE_LOCK_KEYS } from '../../store/locks.js';
@@ -24,9 +25,6 @@ export interface RescuerOptions {
   batchSize?: number;
   retry?: Partial<RetryPolicy>;
 }
-
-/** Documented in docs/pipeline.md: a dead worker's job runs again within its lease plus 5 s. */
-export const RESCUER_DEFAULTS = { intervalMs: 5_000, batchSize: 100 } as const;
 
 /**
  * Finds running jobs whose lease ran out (their worker died or stalled) and settles each

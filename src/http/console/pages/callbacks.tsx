@@ -1,4 +1,4 @@
-import type { EndpointView } from '../../../webhooks/endpoints.js';
+import type { EndpointView } from '../../../operations/callback-endpoint.js';
 import { ROTATION_ACTIVATE_IN } from '../../../webhooks/rotation.js';
 import { DELIVERY_STATUSES, type EventPage } from '../../event-schemas.js';
 import { Field, type FormState } from './form-field.js';

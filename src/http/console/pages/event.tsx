@@ -1,5 +1,5 @@
+import type { Recovery } from '../../../operations/event-resend.js';
 import type { EventDetail } from '../../event-schemas.js';
-import type { Recovery } from '../../routes/event-resend.js';
 import { attemptWords, ERROR_LABELS } from './callback-words.js';
 import { DELIVERY_LABELS, FAILURE_LABELS, when } from './callbacks.js';
 import { Csrf } from './layout.js';

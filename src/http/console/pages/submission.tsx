@@ -1,10 +1,8 @@
 import type { SubmissionCallbackRecord } from '../../../store/tenant-access.js';
-import type { presentResult } from '../../routes/results.js';
+import type { ResultBody } from '../../result-body.js';
 import type { SubmissionDetail } from '../../schemas.js';
 import { attemptWords, clockTime, deadlineWords } from './callback-words.js';
 import { Csrf } from './layout.js';
-
-type ResultView = ReturnType<typeof presentResult>;
 
 const time = (value: string | null) => (value === null ? '—' : `${value.replace('T', ' ').slice(0, 23)} UTC`);
 
@@ -62,7 +60,7 @@ function NoResult({ detail }: { detail: SubmissionDetail }) {
   );
 }
 
-function Outcomes({ result }: { result: ResultView }) {
+function Outcomes({ result }: { result: ResultBody }) {
   const outcomes = result.outcomes ?? (result.outcome ? [result.outcome] : []);
   return (
     <section aria-labelledby="result">
@@ -104,7 +102,7 @@ function Outcomes({ result }: { result: ResultView }) {
   );
 }
 
-function Reports({ result }: { result: ResultView }) {
+function Reports({ result }: { result: ResultBody }) {
   const html = result.artifacts.items.find((a) => a.type === 'html' && a.access);
   return (
     <section aria-labelledby="reports">
@@ -222,7 +220,7 @@ export function Submission({
   callbackSent,
 }: {
   detail: SubmissionDetail;
-  result: ResultView | undefined;
+  result: ResultBody | undefined;
   callback: SubmissionCallbackRecord | undefined;
   /** The CSRF token when the session may change things; undefined for a read session. */
   manageCsrf: string | undefined;

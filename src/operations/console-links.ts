@@ -1,6 +1,11 @@
-import type { AuditOrigin } from '../../domain/audit.js';
-import type { ConsoleGateway, ConsoleScope } from '../../store/tenant-access.js';
-import { newSecret } from './tokens.js';
+import { newSecret } from '../auth/secret-token.js';
+import type { AuditOrigin } from '../domain/audit.js';
+import type { ConsoleGateway, ConsoleScope } from '../store/tenant-access.js';
+
+/**
+ * A console sign-in link, made by the API (`POST /v1/console/sessions`, with a key) and the
+ * operator's `console link` alike.
+ */
 
 /** A link must be opened within this long; the session it opens then lasts `ttlSeconds`. */
 export const LINK_USABLE_MS = 5 * 60 * 1000;

@@ -9,9 +9,9 @@ import {
   isNearbyTarget,
   type Resolver,
   resolveAllowed,
-} from './guard.js';
-import { activeSecret, apiKeyContext, secretContext, secretInEffect } from './secrets.js';
-import { generateSigningSecret } from './signing.js';
+} from '../webhooks/guard.js';
+import { activeSecret, apiKeyContext, secretContext, secretInEffect } from '../webhooks/secrets.js';
+import { generateSigningSecret } from '../webhooks/signing.js';
 
 /** The counts `GET /v1/webhook-endpoint` shows cover this long. */
 const COUNT_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -242,3 +242,9 @@ function viewOf(state: EndpointState, mode: ApiMode, now: Date): EndpointView {
     last24Hours: state.attempts,
   };
 }
+
+/** What the API's routes and the console call: the service, without its construction. */
+export type WebhookEndpointService = Pick<
+  WebhookEndpoints,
+  'get' | 'put' | 'rotateSecret' | 'remove' | 'enable'
+>;
