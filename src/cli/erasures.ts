@@ -4,6 +4,7 @@ import { loadConfig } from '../config.js';
 import { overrideLedger } from '../lifecycle/ledger-override.js';
 import { replayErasures } from '../lifecycle/replay.js';
 import { createLogger } from '../logger.js';
+import { readErasure } from '../operations/erasures.js';
 import { NotFoundError } from '../store/repositories/accounts.js';
 import { requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
@@ -17,7 +18,7 @@ export function addErasuresCommands(program: Command): void {
     .description('An erasure: its subject, status and what it removed')
     .action(async (erasureId: string) => {
       const id = requireUuid(erasureId, 'ERASURE_ID');
-      const erasure = await withStore((s) => s.erasures.find(id));
+      const erasure = await withStore((s) => readErasure(id, (found) => s.erasures.find(found)));
       if (!erasure) throw new NotFoundError('erasure', id);
       print(erasure);
     });

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
-import { generateApiKey } from '../auth/api-keys.js';
 import { systemClock } from '../clock.js';
 import { API_MODES, type ApiMode } from '../domain/mode.js';
+import { issueOperatorKey, revokeOperatorKey } from '../operations/keys.js';
 import type { SystemStore } from '../store/index.js';
 import { durationOption, requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
@@ -14,18 +14,15 @@ export async function createKey(
   expiresIn: string | undefined,
   mode: ApiMode = 'live',
 ) {
-  let expiresAt: Date | null = null;
-  if (expiresIn !== undefined) {
-    const ms = durationOption(expiresIn, '--expires-in');
-    if (ms <= 0) throw new UsageError('--expires-in must be longer than zero');
-    expiresAt = new Date(systemClock().getTime() + ms);
-  }
-  const key = generateApiKey(mode);
-  const stored = await store.accounts.insertKey(
-    { partnerId, keyHash: key.hash, keyPrefix: key.displayPrefix, expiresAt, mode },
-    ORIGIN,
+  const lifetimeMs = expiresIn === undefined ? null : durationOption(expiresIn, '--expires-in');
+  const issued = await issueOperatorKey(
+    store.accounts,
+    partnerId,
+    { mode, lifetimeMs },
+    { now: systemClock(), origin: ORIGIN },
   );
-  return { keyId: stored.keyId, mode, apiKey: key.apiKey, expiresAt: stored.expiresAt };
+  if (!issued.ok) throw new UsageError('--expires-in must be longer than zero');
+  return issued.key;
 }
 
 /** `healthspan-admin keys`: a partner credential's API keys. */
@@ -58,6 +55,6 @@ export function addKeysCommands(program: Command): void {
     .description('Refuse a key from now on (401); revoking twice keeps the first time')
     .action(async (keyId: string) => {
       const id = requireUuid(keyId, 'KEY_ID');
-      print(await withStore((s) => s.accounts.revokeKey(id, ORIGIN)));
+      print(await withStore((s) => revokeOperatorKey(s.accounts, id, ORIGIN)));
     });
 }

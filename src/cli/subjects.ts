@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
 import type { ApiMode } from '../domain/mode.js';
 import { behindMessage, compareLedger } from '../lifecycle/ledger-check.js';
+import { isSubjectReference, requestErasure, SUBJECT_MAX } from '../operations/erasures.js';
 import { LedgerError } from '../store/erasure-ledger.js';
 import { modeOption, requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
+
+const badSubject = () => new UsageError(`--subject must be 1 to ${SUBJECT_MAX} characters`);
 
 /** `healthspan-admin subjects`: a partner's subjects; `erase` requests an erasure (see `erasures`). */
 export function addSubjectsCommands(program: Command): void {
@@ -17,9 +20,7 @@ export function addSubjectsCommands(program: Command): void {
     .addOption(modeOption('subject'))
     .action(async (opts: { tenant: string; subject: string; mode: ApiMode }) => {
       const tenantId = requireUuid(opts.tenant, '--tenant');
-      if (opts.subject.length < 1 || opts.subject.length > 512) {
-        throw new UsageError('--subject must be 1 to 512 characters');
-      }
+      if (!isSubjectReference(opts.subject)) throw badSubject();
       print(
         await withStore(async (s, store) => {
           // A database behind its ledger would record this erasure past the ones it misses.
@@ -27,7 +28,9 @@ export function addSubjectsCommands(program: Command): void {
           if (verdict.kind === 'broken') throw new LedgerError(verdict.message);
           if (verdict.kind === 'behind') throw new LedgerError(behindMessage(verdict.missing.length));
           const scoped = await s.accounts.tenantForMode(tenantId, opts.mode);
-          return store.forTenant(scoped).erasures.request(opts.subject, ORIGIN);
+          const requested = await requestErasure(store.forTenant(scoped).erasures, opts.subject, ORIGIN);
+          if (!requested.ok) throw badSubject();
+          return requested.erasure;
         }),
       );
     });

@@ -3,7 +3,8 @@ import { isUuid } from '../../domain/ids.js';
 import type { ResendRefusal } from '../../store/tenant-access.js';
 import { eventIdFor } from '../../webhooks/outbox.js';
 import { ApiError } from '../errors.js';
-import { type ConsoleOptions, checkCsrf, requireManage, signedIn, tenantOfState } from './context.js';
+import { type ConsoleOptions, requireManage, tenantOfState } from './context.js';
+import { consoleState } from './signed-in.js';
 
 /** Why an event cannot be sent again, in the console's words (its pages, not the API's paths). */
 export const REDELIVERY_REFUSED: Record<ResendRefusal, string> = {
@@ -19,9 +20,7 @@ export const REDELIVERY_REFUSED: Record<ResendRefusal, string> = {
  */
 export async function consoleActionRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
   app.post<{ Params: { id: string } }>('/submissions/:id/resend-callback', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    checkCsrf(request, state, opts);
+    const state = consoleState(request);
     requireManage(state);
     const tenant = tenantOfState(state);
     const id = request.params.id;

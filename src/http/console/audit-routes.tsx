@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditEvent } from '../../domain/audit.js';
 import { findAuditEvents, parseAuditQuery } from '../audit-list.js';
-import { type ConsoleOptions, frameOf, html, signedIn, tenantOfState } from './context.js';
+import { type ConsoleOptions, frameOf, html, tenantOfState } from './context.js';
 import { fieldErrorsOf, filtersOf } from './page-routes.js';
 import { type AuditFilters, AuditTrail } from './pages/audit.js';
 import { Layout, page } from './pages/layout.js';
+import { consoleState } from './signed-in.js';
 
 /** /console/audit: the shown mode's audit trail through the API's own query and paging. */
 export async function consoleAuditRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
   app.get('/audit', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const tenant = tenantOfState(state);
     const filters: AuditFilters = filtersOf(request.query);
     let found: { items: AuditEvent[]; nextCursor: string | null } = { items: [], nextCursor: null };

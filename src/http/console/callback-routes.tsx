@@ -19,15 +19,7 @@ import {
   formValues,
   utcTime,
 } from './callback-forms.js';
-import {
-  type ConsoleOptions,
-  checkCsrf,
-  frameOf,
-  html,
-  requireManage,
-  signedIn,
-  tenantOfState,
-} from './context.js';
+import { type ConsoleOptions, frameOf, html, requireManage, tenantOfState } from './context.js';
 import { fieldErrorsOf, filtersOf } from './page-routes.js';
 import {
   EMPTY_FORM,
@@ -41,6 +33,7 @@ import {
 import { EventView, RecoveryView } from './pages/event.js';
 import { Layout, page } from './pages/layout.js';
 import type { ConsoleState } from './session.js';
+import { consoleState } from './signed-in.js';
 
 const NO_ENDPOINT = 'No callback URL is set for this mode: set one first.';
 
@@ -145,18 +138,15 @@ async function callbacksPage(
   );
 }
 
-/** A state-changing request's session, after its CSRF token and scope are checked. */
-async function managing(request: FastifyRequest, reply: FastifyReply, opts: ConsoleOptions) {
-  const state = await signedIn(request, reply, opts);
-  if (!state) return undefined;
-  checkCsrf(request, state, opts);
+/** A state-changing request's session (its CSRF token checked by the hook), after its scope is. */
+function managing(request: FastifyRequest) {
+  const state = consoleState(request);
   requireManage(state);
   return state;
 }
 
 async function setUrl(request: FastifyRequest, reply: FastifyReply, opts: ConsoleOptions) {
-  const state = await managing(request, reply, opts);
-  if (!state) return reply;
+  const state = managing(request);
   const values = formValues(request.body);
   try {
     const put = await opts.endpoints.put(await ownerOf(state), endpointInput(values), state.origin);
@@ -178,8 +168,7 @@ async function setUrl(request: FastifyRequest, reply: FastifyReply, opts: Consol
 }
 
 async function rotate(request: FastifyRequest, reply: FastifyReply, opts: ConsoleOptions) {
-  const state = await managing(request, reply, opts);
-  if (!state) return reply;
+  const state = managing(request);
   const ms = activateInMs(formValues(request.body));
   const rotated = await opts.endpoints.rotateSecret(await ownerOf(state), ms, state.origin);
   if (!rotated) throw ApiError.notFound(NO_ENDPOINT);
@@ -187,8 +176,7 @@ async function rotate(request: FastifyRequest, reply: FastifyReply, opts: Consol
 }
 
 async function recover(request: FastifyRequest, reply: FastifyReply, opts: ConsoleOptions) {
-  const state = await managing(request, reply, opts);
-  if (!state) return reply;
+  const state = managing(request);
   const values = formValues(request.body);
   const since = utcTime(values.since) ?? '';
   const until = utcTime(values.until);
@@ -214,8 +202,7 @@ async function redeliver(
   reply: FastifyReply,
   opts: ConsoleOptions,
 ) {
-  const state = await managing(request, reply, opts);
-  if (!state) return reply;
+  const state = managing(request);
   const id = request.params.id;
   const sent = await redeliverEvent(opts.events, tenantOfState(state), id, state.origin);
   if (!sent.ok && sent.reason === 'not_found')
@@ -227,8 +214,7 @@ async function redeliver(
 /** The Callbacks pages: the API's endpoint, events and recovery services, through the session's account. */
 export async function consoleCallbackRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
   app.get('/callbacks', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const q = request.query as Record<string, unknown>;
     const notice = q.saved === '1' ? NOTICES.saved : q.enabled === '1' ? NOTICES.enabled : undefined;
     const { saved: _s, enabled: _e, ...filters } = q;
@@ -237,16 +223,14 @@ export async function consoleCallbackRoutes(app: FastifyInstance, opts: ConsoleO
   app.post('/callbacks/endpoint', (request, reply) => setUrl(request, reply, opts));
   app.post('/callbacks/rotate-secret', (request, reply) => rotate(request, reply, opts));
   app.post('/callbacks/enable', async (request, reply) => {
-    const state = await managing(request, reply, opts);
-    if (!state) return reply;
+    const state = managing(request);
     if (!(await opts.endpoints.enable(await ownerOf(state), state.origin)))
       throw ApiError.notFound(NO_ENDPOINT);
     return reply.code(303).header('location', '/console/callbacks?enabled=1').send();
   });
   app.post('/callbacks/recover', (request, reply) => recover(request, reply, opts));
   app.get<{ Params: { id: string } }>('/callbacks/events/:id', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const event = await readEvent(tenantOfState(state), request.params.id, state.origin);
     const manage = state.session.scope === 'manage' ? state.csrf : undefined;
     const redelivered = (request.query as Record<string, unknown>).redelivered === '1';
@@ -261,8 +245,7 @@ export async function consoleCallbackRoutes(app: FastifyInstance, opts: ConsoleO
     redeliver(request, reply, opts),
   );
   app.get<{ Params: { id: string } }>('/callbacks/recoveries/:id', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const recovery = await readRecovery(tenantOfState(state), request.params.id, state.origin);
     return callbackPage(reply, state, 'Recovery', <RecoveryView recovery={recovery} />);
   });

@@ -1,24 +1,22 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ComponentChildren } from 'preact';
 import { z } from 'zod';
-import { isUuid } from '../../domain/ids.js';
-import { isSubjectReference, SUBJECT_MAX } from '../../operations/erasures.js';
+import {
+  isSubjectReference,
+  listErasures,
+  readErasure,
+  requestErasure,
+  SUBJECT_MAX,
+} from '../../operations/erasures.js';
 import type { ErasureRecord, TenantAccess } from '../../store/tenant-access.js';
 import { ApiError } from '../errors.js';
 import { type ListAnswer, listCursor, parseListQuery, readList } from '../list-query.js';
-import {
-  type ConsoleOptions,
-  checkCsrf,
-  frameOf,
-  html,
-  requireManage,
-  signedIn,
-  tenantOfState,
-} from './context.js';
+import { type ConsoleOptions, frameOf, html, requireManage, tenantOfState } from './context.js';
 import { fieldErrorsOf } from './page-routes.js';
 import { ConfirmErasure, ErasureDetail, Erasures } from './pages/erasures.js';
 import { Layout, page } from './pages/layout.js';
 import type { ConsoleState } from './session.js';
+import { consoleState } from './signed-in.js';
 
 const PAGE_SIZE = 50;
 const NO_ERASURE = 'No erasure with this id in this account.';
@@ -45,7 +43,7 @@ function findErasures(tenant: TenantAccess, query: unknown, opts: ConsoleOptions
   return readList(
     opts.cursors,
     { list: 'erasures', tenantId: tenant.tenantId, limit: PAGE_SIZE, cursor },
-    (r) => tenant.erasures.list({ limit: r.limit, after: r.after }),
+    (r) => listErasures(tenant.erasures, r),
     (erasure) => ({ at: erasure.requestedAt, id: erasure.erasureId }),
     (erasure) => erasure,
   );
@@ -91,23 +89,20 @@ async function listPage(
 /**
  * /console/erasures: the shown mode's erasures and their progress, and "Request an erasure"
  * (manage only) in two steps, the subject reference typed on each; the request goes through the
- * API's service (`TenantAccess.erasures.request`), audited with the session as the actor.
+ * API's operation (`operations/erasures.ts`), audited with the session as the actor.
  */
 export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
   app.get('/erasures', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     return listPage(reply, state, opts, request.query);
   });
 
   app.post('/erasures/confirm', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    checkCsrf(request, state, opts);
+    const state = consoleState(request);
     requireManage(state);
     tenantOfState(state);
     const subject = formOf(request.body).subject;
-    if (typeof subject !== 'string' || !isSubjectReference(subject)) {
+    if (!isSubjectReference(subject)) {
       return listPage(reply.code(400), state, opts, {}, BAD_SUBJECT);
     }
     return erasuresPage(
@@ -119,16 +114,11 @@ export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOp
   });
 
   app.post('/erasures', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    checkCsrf(request, state, opts);
+    const state = consoleState(request);
     requireManage(state);
     const tenant = tenantOfState(state);
     const { subject, again } = formOf(request.body);
-    if (typeof subject !== 'string' || !isSubjectReference(subject)) {
-      return listPage(reply.code(400), state, opts, {}, BAD_SUBJECT);
-    }
-    if (again !== subject) {
+    if (isSubjectReference(subject) && again !== subject) {
       return erasuresPage(
         reply.code(400),
         state,
@@ -136,15 +126,14 @@ export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOp
         <ConfirmErasure subject={subject} csrf={state.csrf} error={MISMATCH} />,
       );
     }
-    const erasure = await tenant.erasures.request(subject, state.origin);
-    return reply.code(303).header('location', `/console/erasures/${erasure.erasureId}`).send();
+    const requested = await requestErasure(tenant.erasures, subject, state.origin);
+    if (!requested.ok) return listPage(reply.code(400), state, opts, {}, BAD_SUBJECT);
+    return reply.code(303).header('location', `/console/erasures/${requested.erasure.erasureId}`).send();
   });
 
   app.get<{ Params: { id: string } }>('/erasures/:id', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    const id = request.params.id;
-    const erasure = isUuid(id) ? await tenantOfState(state).erasures.get(id) : undefined;
+    const state = consoleState(request);
+    const erasure = await readErasure(request.params.id, (id) => tenantOfState(state).erasures.get(id));
     if (!erasure) throw ApiError.notFound(NO_ERASURE);
     return erasuresPage(reply, state, 'Erasure', <ErasureDetail erasure={erasure} />);
   });

@@ -1,17 +1,29 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ComponentChildren } from 'preact';
-import { generateApiKey } from '../../auth/api-keys.js';
 import { durationMs } from '../../domain/duration.js';
 import { isUuid } from '../../domain/ids.js';
-import type { ApiMode } from '../../domain/mode.js';
+import {
+  issueAccountKey,
+  type KeyRefusal,
+  type KeyRequest,
+  revokeAccountKey,
+} from '../../operations/keys.js';
 import type { TenantAccess } from '../../store/tenant-access.js';
 import { ApiError } from '../errors.js';
-import { type ConsoleOptions, checkCsrf, frameOf, html, requireManage, signedIn } from './context.js';
+import { type ConsoleOptions, frameOf, html, requireManage } from './context.js';
 import { CreatedKey, KEY_LIFETIMES, Keys, type KeysView, RevokeKey } from './pages/keys.js';
 import { Layout, page } from './pages/layout.js';
 import type { ConsoleState } from './session.js';
+import { consoleState } from './signed-in.js';
 
 const NO_KEY = 'No API key with this id in this account.';
+
+/** Why the console issued no key, in its words (a test key's session is a sandbox's). */
+const KEY_REFUSED: Record<KeyRefusal, string> = {
+  live_from_test: 'A session opened with a test key can only create test keys.',
+  no_credential: 'This session cannot create that key.',
+  no_lifetime: 'This session cannot create that key.',
+};
 
 /**
  * The keys of the account the session was opened for, whatever mode the console shows: a live
@@ -45,15 +57,14 @@ function keysPage(reply: FastifyReply, state: ConsoleState, title: string, body:
 }
 
 /** The form's mode and lifetime, or a `400` in plain words. */
-function newKeyOf(body: unknown, now: Date): { mode: ApiMode; expiresAt: Date | null } {
+function newKeyOf(body: unknown): KeyRequest {
   const form = (body ?? {}) as Record<string, unknown>;
   const mode = form.mode;
   const expiresIn = typeof form.expiresIn === 'string' ? form.expiresIn : '';
   if ((mode !== 'live' && mode !== 'test') || !KEY_LIFETIMES.some((l) => l.value === expiresIn)) {
     throw new ApiError(400, 'BAD_REQUEST', 'Choose a mode and a lifetime from the lists.');
   }
-  const expiresAt = expiresIn === '' ? null : new Date(now.getTime() + (durationMs(expiresIn) ?? 0));
-  return { mode, expiresAt };
+  return { mode, lifetimeMs: expiresIn === '' ? null : (durationMs(expiresIn) ?? 0) };
 }
 
 /** The key named in the address when it is this account's, else a `404` page. */
@@ -66,43 +77,35 @@ async function ownedKey(state: ConsoleState, opts: ConsoleOptions, keyId: string
 /** /console/keys: the list, "Create a key" (shown once) and "Revoke" with a confirmation step. */
 export async function consoleKeyRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
   app.get('/keys', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const revoked = (request.query as Record<string, unknown>).revoked === '1';
     const view = await viewOf(state, opts, revoked ? 'The key was revoked.' : undefined);
     return keysPage(reply, state, 'API keys', <Keys view={view} />);
   });
 
   app.post('/keys', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    checkCsrf(request, state, opts);
+    const state = consoleState(request);
     requireManage(state);
-    const wanted = newKeyOf(request.body, opts.clock());
-    if (wanted.mode === 'live' && state.session.keyMode !== 'live') {
-      throw new ApiError(403, 'FORBIDDEN', 'A session opened with a test key can only create test keys.');
-    }
-    const key = generateApiKey(wanted.mode);
-    const made = await keysOf(state, opts).create(
-      { ...wanted, keyHash: key.hash, keyPrefix: key.displayPrefix, credentialOf: state.session.keyId },
-      state.origin,
-    );
-    if (!made.ok) throw new ApiError(403, 'FORBIDDEN', 'This session cannot create that key.');
+    const wanted = newKeyOf(request.body);
+    const made = await issueAccountKey(keysOf(state, opts), state.session.keyId, wanted, {
+      now: opts.clock(),
+      origin: state.origin,
+    });
+    if (!made.ok) throw new ApiError(403, 'FORBIDDEN', KEY_REFUSED[made.reason]);
     const view = await viewOf(state, opts);
     return keysPage(
       reply.code(201),
       state,
       'API keys',
       <>
-        <CreatedKey apiKey={key.apiKey} mode={made.mode} expiresAt={made.expiresAt} />
+        <CreatedKey apiKey={made.key.apiKey} mode={made.key.mode} expiresAt={made.key.expiresAt} />
         <Keys view={view} />
       </>,
     );
   });
 
   app.get<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     requireManage(state);
     const item = await ownedKey(state, opts, request.params.id);
     if (item.revokedAt !== null) return reply.code(303).header('location', '/console/keys').send();
@@ -111,14 +114,13 @@ export async function consoleKeyRoutes(app: FastifyInstance, opts: ConsoleOption
   });
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
-    checkCsrf(request, state, opts);
+    const state = consoleState(request);
     requireManage(state);
-    const id = request.params.id;
-    const done = isUuid(id) ? await keysOf(state, opts).revoke(id, state.origin) : undefined;
+    const done = await revokeAccountKey(keysOf(state, opts), request.params.id, {
+      origin: state.origin,
+      revoked: opts.keysChanged,
+    });
     if (!done) throw ApiError.notFound(NO_KEY);
-    opts.keysChanged();
     // Revoking this session's own key ends the session at this next request (its sign-in page).
     return reply.code(303).header('location', '/console/keys?revoked=1').send();
   });

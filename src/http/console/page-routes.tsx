@@ -8,12 +8,13 @@ import { submissionDetail } from '../presenters.js';
 import { presentResult } from '../result-body.js';
 import { findSubmissions, parseSubmissionListQuery } from '../submission-list.js';
 import type { SubmissionPage } from '../submission-list-item.js';
-import { type ConsoleOptions, frameOf, html, signedIn, tenantOfState } from './context.js';
+import { type ConsoleOptions, frameOf, html, tenantOfState } from './context.js';
 import { callbackNow, hourlyCounts, windowStats } from './overview-stats.js';
 import { Layout, page } from './pages/layout.js';
 import { Overview } from './pages/overview.js';
 import { Submission } from './pages/submission.js';
 import { type SubmissionFilters, Submissions } from './pages/submissions.js';
+import { consoleState } from './signed-in.js';
 
 const DAY_MS = 24 * 3_600_000;
 /** The most submissions one overview counts per window (the newest). */
@@ -54,8 +55,7 @@ export function fieldErrorsOf(error: unknown): Record<string, string> | undefine
 }
 
 async function submissionsPage(request: FastifyRequest, reply: FastifyReply, opts: ConsoleOptions) {
-  const state = await signedIn(request, reply, opts);
-  if (!state) return reply;
+  const state = consoleState(request);
   const filters = filtersOf(request.query);
   let list: SubmissionPage | undefined;
   let errors: Record<string, string> = {};
@@ -85,8 +85,7 @@ async function submissionPage(
   reply: FastifyReply,
   opts: ConsoleOptions,
 ) {
-  const state = await signedIn(request, reply, opts);
-  if (!state) return reply;
+  const state = consoleState(request);
   const tenant = tenantOfState(state);
   const id = request.params.id;
   const record = isUuid(id) ? await tenant.submissions.get(id, state.origin) : undefined;
@@ -115,8 +114,7 @@ async function submissionPage(
 /** The console's pages: each reads through the session's account's `TenantAccess`, audited. */
 export async function consolePageRoutes(app: FastifyInstance, opts: ConsoleOptions): Promise<void> {
   app.get('/', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const data = await overviewData(tenantOfState(state), opts.clock());
     return html(
       reply,
@@ -135,8 +133,7 @@ export async function consolePageRoutes(app: FastifyInstance, opts: ConsoleOptio
   // The html report, for the sandboxed preview frame of a submission's page: the report's own
   // policy (inline styles only, nothing loaded, nothing run), framed by the console alone.
   app.get<{ Params: { id: string } }>('/artifacts/:id/preview', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const tenant = tenantOfState(state);
     const id = request.params.id;
     const meta = isUuid(id) ? await tenant.artifacts.downloadable(id) : undefined;
@@ -153,8 +150,7 @@ export async function consolePageRoutes(app: FastifyInstance, opts: ConsoleOptio
       .send(body);
   });
   app.get<{ Params: { id: string } }>('/results/:id/fhir', async (request, reply) => {
-    const state = await signedIn(request, reply, opts);
-    if (!state) return reply;
+    const state = consoleState(request);
     const id = request.params.id;
     const source = isUuid(id) ? await tenantOfState(state).results.exportSource(id, state.origin) : undefined;
     if (!source) throw ApiError.notFound('No result with this id in this account and mode.');

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { isSubjectReference, SUBJECT_MAX } from '../../operations/erasures.js';
+import { readErasure, requestErasure, SUBJECT_MAX } from '../../operations/erasures.js';
 import type { ErasureRecord } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
-import { ApiError, findOr404 } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { errorResponses, KEYED_OPERATION, successHeaders } from '../openapi-errors.js';
 
 const isoDateTime = z.iso.datetime({ offset: true });
@@ -110,8 +110,12 @@ export async function erasureRoutes(app: FastifyInstance): Promise<void> {
     '/v1/subjects/:partnerSubjectId',
     { config: { auth: true } },
     async (request, reply) => {
-      const subject = request.params.partnerSubjectId;
-      if (!isSubjectReference(subject)) {
+      const requested = await requestErasure(
+        tenantOf(request).erasures,
+        request.params.partnerSubjectId,
+        originOf(request),
+      );
+      if (!requested.ok) {
         throw ApiError.validation({
           formErrors: [],
           fieldErrors: {
@@ -119,7 +123,7 @@ export async function erasureRoutes(app: FastifyInstance): Promise<void> {
           },
         });
       }
-      const erasure = await tenantOf(request).erasures.request(subject, originOf(request));
+      const { erasure } = requested;
       reply.header('location', `/v1/erasures/${erasure.erasureId}`);
       return reply.code(202).send({
         erasureId: erasure.erasureId,
@@ -135,11 +139,8 @@ export async function erasureRoutes(app: FastifyInstance): Promise<void> {
     { config: { auth: true } },
     async (request) => {
       const { erasures } = tenantOf(request);
-      const erasure = await findOr404(
-        request.params.erasureId,
-        (id) => erasures.get(id),
-        'No erasure with this id in this account.',
-      );
+      const erasure = await readErasure(request.params.erasureId, (id) => erasures.get(id));
+      if (!erasure) throw ApiError.notFound('No erasure with this id in this account.');
       return presentErasure(erasure);
     },
   );
