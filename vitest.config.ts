@@ -1,7 +1,11 @@
 import os from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-/** Tests that open a store: they run once per store (the `sqlite` and `postgres` projects). */
+/**
+ * Tests that open a store: they run once per store (the `sqlite` and `postgres` projects). A test
+ * of pure code in these folders (`test/` mirrors `src/`) is named `*.unit.test.ts` and runs once,
+ * in the `unit` project.
+ */
 const INTEGRATION = [
   'http',
   'pipeline',
@@ -12,8 +16,7 @@ const INTEGRATION = [
   'readme',
   'lifecycle',
   'telemetry',
-  'console',
-].map((d) => `test/${d}/**/*.test.ts`);
+].map((d) => `test/${d}/**/!(*.unit).test.ts`);
 /**
  * What only PostgreSQL has: several connections racing, LISTEN/NOTIFY, a server that goes away;
  * and whole processes under faults (test/scale: 2 API + 2 workers at scale; a private cluster restarted mid-load).
@@ -28,36 +31,21 @@ const SQLITE_ONLY = ['test/sqlite/**/*.test.ts'];
 const DRIVERS = ['test/drivers/**/*.test.ts'];
 
 /**
- * Left out of `npm run test:fast` (HEALTHSPAN_TEST_TIER=fast), run by `npm test`: what drives
- * Chromium, poppler or Prometheus, what spawns the built CLI or server or packs the client, and
- * the few files that wait out real retry schedules or rate-limit windows. The fast tier then
- * needs nothing installed beyond the project's own packages and PostgreSQL (for `drivers`), and
- * stays under five minutes on a busy 2-core machine (docs/architecture.md).
+ * Left out of `npm run test:fast` (HEALTHSPAN_TEST_TIER=fast), run by `npm test`, and plain from
+ * a test's name or folder: `*-browser.test.ts` (Chromium), `*.full.test.ts` (poppler, Prometheus,
+ * the built CLI or server in processes of their own, the packed client, real retry schedules or
+ * rate-limit windows), and the folders that are all of that kind: `cli/` (the built CLI),
+ * `readme/` (the README's commands), `ops/` (promtool) and `reports/pdf-reference/` (poppler).
+ * The fast tier then needs nothing installed beyond the project's own packages and PostgreSQL
+ * (for `drivers`), and stays under five minutes on a busy 2-core machine (docs/architecture.md).
  */
 const FULL_ONLY = [
-  'test/**/*browser.test.ts',
+  'test/**/*-browser.test.ts',
+  'test/**/*.full.test.ts',
   'test/cli/**/*.test.ts',
   'test/readme/**/*.test.ts',
-  'test/client/package.test.ts',
-  'test/reports/html.test.ts',
-  'test/reports/pdf.test.ts',
-  'test/reports/scored.test.ts',
-  'test/reports/wording.test.ts',
-  'test/reports/pdf-reference/**/*.test.ts',
   'test/ops/**/*.test.ts',
-  'test/telemetry/metrics.test.ts',
-  'test/webhooks/delivery.test.ts',
-  'test/http/listen.test.ts',
-  'test/http/sandbox.test.ts',
-  'test/http/logs.test.ts',
-  'test/http/fuzz.test.ts',
-  'test/queue/held-jobs.test.ts',
-  'test/lifecycle/audit.test.ts',
-  'test/telemetry/tracing.test.ts',
-  'test/webhooks/standard-webhooks.test.ts',
-  'test/webhooks/listen-forward.test.ts',
-  'test/webhooks/restart.test.ts',
-  'test/drivers/sqlite-crash.test.ts',
+  'test/reports/pdf-reference/**/*.test.ts',
 ];
 const TIER_EXCLUDE = process.env.HEALTHSPAN_TEST_TIER === 'fast' ? FULL_ONLY : [];
 

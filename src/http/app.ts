@@ -234,7 +234,7 @@ function installWorkContext(app: FastifyInstance, clock: Clock): void {
   });
   // Async and apart from the hook above: with the whole chain synchronous, an answer written on
   // the tick the headers arrived was lost when a framing error followed in the body (a case of
-  // test/http/fuzz.test.ts).
+  // test/http/fuzz.full.test.ts).
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {

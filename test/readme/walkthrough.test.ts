@@ -36,7 +36,7 @@ const AFTERWARDS = [
 ];
 /** Run as written by another test. */
 const ELSEWHERE = {
-  'packages/client/README.md › # @healthspan/client': 'test/client/package.test.ts installs with it',
+  'packages/client/README.md › # @healthspan/client': 'test/client/package.full.test.ts installs with it',
 };
 
 const children: ChildProcess[] = [];

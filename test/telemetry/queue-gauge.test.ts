@@ -87,7 +87,7 @@ describe('queue gauges', () => {
     expect(jobs.get('test pipeline.score failed')).toBe(1);
     expect(jobs.get('test pipeline.score pending')).toBe(1);
     expect(jobs.get('test webhook.deliver pending')).toBe(0);
-    // Held jobs (a deactivated account's) are counted apart: test/queue/held-jobs.test.ts.
+    // Held jobs (a deactivated account's) are counted apart: test/queue/held-jobs.full.test.ts.
     expect(jobs.get('live pipeline.score held')).toBe(0);
     // Every mode, type and state, zero included.
     expect(jobs.size).toBe(2 * 4 * 5);

@@ -10,10 +10,10 @@ import {
   startConsoleBrowser,
   tabTo,
   tabToField,
-} from '../helpers/console-browser.js';
-import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
-import { TestReceiver } from '../helpers/receiver.js';
-import { createAccount, getJson, type TestAccount, type TestService } from '../helpers/service.js';
+} from '../../helpers/console-browser.js';
+import { completeSubmission, waitUntil } from '../../helpers/pipeline.js';
+import { TestReceiver } from '../../helpers/receiver.js';
+import { createAccount, getJson, type TestAccount, type TestService } from '../../helpers/service.js';
 
 /**
  * The console's Callbacks pages in real Chromium (issue 31): set the URL, rotate the secret (shown

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleGet, consolePost, csrfOf, signIn } from '../helpers/console.js';
+import { consoleGet, consolePost, csrfOf, signIn } from '../../helpers/console.js';
 import {
   createAccount,
   getJson,
@@ -7,7 +7,7 @@ import {
   type TestAccount,
   type TestService,
   testKeyFor,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 /**
  * The console's API keys and audit trail pages (issue 31): keys listed, created (shown once, and

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleGet, consolePost, signIn } from '../helpers/console.js';
-import { createAccount, startTestService, type TestAccount, type TestService } from '../helpers/service.js';
+import { consoleGet, consolePost, signIn } from '../../helpers/console.js';
+import {
+  createAccount,
+  startTestService,
+  type TestAccount,
+  type TestService,
+} from '../../helpers/service.js';
 
 /**
  * The console's one session check (issue 40): every page and action but signing in and the

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { consoleHeaders } from '../../src/http/console/headers.js';
-import { callbackNow, hourlyCounts, windowStats } from '../../src/http/console/overview-stats.js';
-import { attemptWords, deadlineWords } from '../../src/http/console/pages/callback-words.js';
-import { messagePage } from '../../src/http/console/pages/layout.js';
-import { CsrfTokens } from '../../src/http/console/tokens.js';
+import { consoleHeaders } from '../../../src/http/console/headers.js';
+import { callbackNow, hourlyCounts, windowStats } from '../../../src/http/console/overview-stats.js';
+import { attemptWords, deadlineWords } from '../../../src/http/console/pages/callback-words.js';
+import { messagePage } from '../../../src/http/console/pages/layout.js';
+import { CsrfTokens } from '../../../src/http/console/tokens.js';
 
 /** The console's parts without a server: headers, CSRF tokens, escaping, the overview's arithmetic. */
 

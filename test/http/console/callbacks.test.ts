@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleGet, consolePost, csrfOf, signIn } from '../helpers/console.js';
-import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
-import { TestReceiver } from '../helpers/receiver.js';
+import { consoleGet, consolePost, csrfOf, signIn } from '../../helpers/console.js';
+import { completeSubmission, waitUntil } from '../../helpers/pipeline.js';
+import { TestReceiver } from '../../helpers/receiver.js';
 import {
   bodyFor,
   createAccount,
@@ -11,7 +11,7 @@ import {
   type TestAccount,
   type TestService,
   testKeyFor,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 /**
  * The console's Callbacks pages (issue 31): the endpoint set, enabled and its secret rotated,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operatorOrigin } from '../../src/store/repositories/accounts.js';
-import { cliFor } from '../helpers/cli.js';
-import { SkewedClock } from '../helpers/clock.js';
-import { consoleGet, consoleLink, consolePost, csrfOf, openLink, signIn } from '../helpers/console.js';
-import { waitUntil } from '../helpers/pipeline.js';
+import { operatorOrigin } from '../../../src/store/repositories/accounts.js';
+import { cliFor } from '../../helpers/cli.js';
+import { SkewedClock } from '../../helpers/clock.js';
+import { consoleGet, consoleLink, consolePost, csrfOf, openLink, signIn } from '../../helpers/console.js';
+import { waitUntil } from '../../helpers/pipeline.js';
 import {
   bodyFor,
   createAccount,
@@ -12,12 +12,12 @@ import {
   startTestService,
   type TestAccount,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 /**
  * The console's access (issue 31): one-time links, the session cookie, its limits, CSRF, the
  * headers of every answer, and isolation between accounts. The browser's view is in
- * test/console/ (Chromium, axe).
+ * the `*-browser.test.ts` files beside this one (Chromium, axe).
  */
 
 const clock = new SkewedClock();
@@ -256,7 +256,7 @@ describe('isolation', () => {
   it('a test-mode session never shows live data', async () => {
     const own = await createAccount(service);
     const live = await postSubmission(service, bodyFor(own), { apiKey: own.apiKey });
-    const { generateApiKey } = await import('../../src/auth/api-keys.js');
+    const { generateApiKey } = await import('../../../src/auth/api-keys.js');
     const key = generateApiKey('test');
     await service.store.system.accounts.insertKey(
       {

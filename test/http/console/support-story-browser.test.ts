@@ -10,9 +10,9 @@ import {
   startConsoleBrowser,
   tabTo,
   tabToField,
-} from '../helpers/console-browser.js';
-import { waitUntil } from '../helpers/pipeline.js';
-import { TestReceiver } from '../helpers/receiver.js';
+} from '../../helpers/console-browser.js';
+import { waitUntil } from '../../helpers/pipeline.js';
+import { TestReceiver } from '../../helpers/receiver.js';
 import {
   bodyFor,
   getJson,
@@ -20,7 +20,7 @@ import {
   type TestAccount,
   type TestService,
   testKeyFor,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 /**
  * Issue 31's "done when", as a support person does it: given a link, find the failed submission,

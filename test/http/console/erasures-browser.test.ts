@@ -11,9 +11,9 @@ import {
   startConsoleBrowser,
   tabTo,
   tabToField,
-} from '../helpers/console-browser.js';
-import { waitUntil } from '../helpers/pipeline.js';
-import { bodyFor, postSubmission, type TestAccount, type TestService } from '../helpers/service.js';
+} from '../../helpers/console-browser.js';
+import { waitUntil } from '../../helpers/pipeline.js';
+import { bodyFor, postSubmission, type TestAccount, type TestService } from '../../helpers/service.js';
 
 /**
  * The console's Erasures page in real Chromium (issue 31): request an erasure with the keyboard

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../helpers/chromium.js';
-import { consoleLink } from '../helpers/console.js';
+import { launchChromium } from '../../helpers/chromium.js';
+import { consoleLink } from '../../helpers/console.js';
 import {
   axeViolations,
   enter,
@@ -9,8 +9,8 @@ import {
   shot,
   signedInContext as signedInWith,
   tabTo,
-} from '../helpers/console-browser.js';
-import { waitUntil } from '../helpers/pipeline.js';
+} from '../../helpers/console-browser.js';
+import { waitUntil } from '../../helpers/pipeline.js';
 import {
   bodyFor,
   createAccount,
@@ -19,7 +19,7 @@ import {
   startTestService,
   type TestAccount,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 /**
  * The console in real Chromium (issue 31): signed in with a link, walked with the keyboard alone,

@@ -9,8 +9,8 @@ import {
   signedInContext,
   startConsoleBrowser,
   tabTo,
-} from '../helpers/console-browser.js';
-import { getJson, type TestAccount, type TestService } from '../helpers/service.js';
+} from '../../helpers/console-browser.js';
+import { getJson, type TestAccount, type TestService } from '../../helpers/service.js';
 
 /**
  * The console's API keys and audit trail pages in real Chromium (issue 31): create a key (shown

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleGet, consolePost, csrfOf, signIn } from '../helpers/console.js';
-import { waitUntil } from '../helpers/pipeline.js';
+import { consoleGet, consolePost, csrfOf, signIn } from '../../helpers/console.js';
+import { waitUntil } from '../../helpers/pipeline.js';
 import {
   bodyFor,
   createAccount,
@@ -10,7 +10,7 @@ import {
   startTestService,
   type TestAccount,
   type TestService,
-} from '../helpers/service.js';
+} from '../../helpers/service.js';
 
 /**
  * The console's Erasures page (issue 31): the account's erasures with their progress, and
