@@ -3,47 +3,37 @@ import type { AuditEvent } from '../domain/audit.js';
 import { type AuditFilters, auditPage } from '../operations/audit-search.js';
 import type { TenantAccess } from '../store/tenant-access.js';
 import type { PageCursors } from './cursor.js';
-import { type ListAnswer, listCursor, listLimit, parseListQuery, readList } from './list-query.js';
+import {
+  type ListAnswer,
+  listCursor,
+  listLimit,
+  parseListQuery,
+  queryReference,
+  readList,
+} from './list-query.js';
 
 /** The audit trail as a partner searches it: the API's `GET /v1/audit-events` and the console's Audit page. */
 
 export const auditQuery = z
   .object({
-    partnerSubmissionId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({
-        description:
-          'Only the events about submissions with this reference of yours (exact match) and about their results, ' +
-          'reports and callback events',
-      }),
-    partnerSubjectId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({
-        description:
-          "Only the events about this subject's submissions (your reference, exact match) and about their " +
-          'results, reports and callback events',
-      }),
+    partnerSubmissionId: queryReference(
+      'Only the events about submissions with this reference of yours (exact match) and about their results, ' +
+        'reports and callback events',
+    ),
+    partnerSubjectId: queryReference(
+      "Only the events about this subject's submissions (your reference, exact match) and about their " +
+        'results, reports and callback events',
+    ),
     limit: listLimit,
     cursor: listCursor,
   })
   .strict();
 
-const MESSAGES: Readonly<Record<string, string>> = {
-  partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
-  partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
-};
-
 export type AuditListParams = z.output<typeof auditQuery>;
 
 /** The API's audit query (references, limit, cursor), or its `400` naming each bad parameter. */
 export function parseAuditQuery(query: unknown): AuditListParams {
-  return parseListQuery(auditQuery, query, MESSAGES);
+  return parseListQuery(auditQuery, query);
 }
 
 export interface AuditListOptions {

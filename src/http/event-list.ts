@@ -12,7 +12,15 @@ import {
   eventDetail,
   eventListItem,
 } from './event-schemas.js';
-import { listCursor, listLimit, parseListQuery, queryTime, readList, timeMessages } from './list-query.js';
+import {
+  listCursor,
+  listLimit,
+  parseListQuery,
+  queryReference,
+  queryTime,
+  readList,
+  timeMessages,
+} from './list-query.js';
 
 /**
  * The events list and one event as partners read them, the API's `GET /v1/events` and the
@@ -28,18 +36,12 @@ export const eventListQuery = z
       .meta({ description: 'Only events in this delivery status (e.g. failed)' }),
     createdAfter: queryTime('Only events created at or after this time (ISO 8601 with offset)'),
     createdBefore: queryTime('Only events created before this time (ISO 8601 with offset)'),
-    partnerSubmissionId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({ description: 'Only the events of submissions with this reference of yours (exact match)' }),
-    partnerSubjectId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({ description: "Only the events of this subject's submissions (your reference, exact match)" }),
+    partnerSubmissionId: queryReference(
+      'Only the events of submissions with this reference of yours (exact match)',
+    ),
+    partnerSubjectId: queryReference(
+      "Only the events of this subject's submissions (your reference, exact match)",
+    ),
     limit: listLimit,
     cursor: listCursor,
   })
@@ -49,8 +51,6 @@ const MESSAGES: Readonly<Record<string, string>> = {
   type: `type must be one of ${EVENT_TYPES.join(', ')}.`,
   deliveryStatus: `deliveryStatus must be one of ${DELIVERY_STATUSES.join(', ')}.`,
   ...timeMessages('createdAfter', 'createdBefore'),
-  partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
-  partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
 };
 
 export type EventListParams = z.output<typeof eventListQuery>;

@@ -30,6 +30,11 @@ export function queryTime(description: string) {
   return z.iso.datetime({ offset: true }).optional().meta({ description });
 }
 
+/** A filter by one of the partner's own references, matched exactly. */
+export function queryReference(description: string) {
+  return z.string().min(1).max(512).optional().meta({ description });
+}
+
 /** How a time parameter is written, as a partner reads it in a `400`. */
 export const TIME_FORMAT = 'an ISO 8601 time with its offset, e.g. 2026-11-21T12:00:00Z (send + as %2B)';
 
@@ -37,6 +42,8 @@ export const TIME_FORMAT = 'an ISO 8601 time with its offset, e.g. 2026-11-21T12
 const SHARED_MESSAGES: Readonly<Record<string, string>> = {
   limit: `limit must be a whole number from 1 to ${MAX_PAGE}.`,
   cursor: 'cursor must be nextCursor from the previous page, as it was given.',
+  partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
+  partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
 };
 
 /** The `400` words for a list's time parameters. */

@@ -5,7 +5,15 @@ import { SUBMISSION_STATUSES } from '../domain/statuses.js';
 import { type SubmissionFilters, submissionPage } from '../operations/submission-list.js';
 import type { TenantAccess } from '../store/tenant-access.js';
 import type { PageCursors } from './cursor.js';
-import { listCursor, listLimit, parseListQuery, queryTime, readList, timeMessages } from './list-query.js';
+import {
+  listCursor,
+  listLimit,
+  parseListQuery,
+  queryReference,
+  queryTime,
+  readList,
+  timeMessages,
+} from './list-query.js';
 import { type SubmissionPage, submissionListItem } from './submission-list-item.js';
 
 /** The submissions list as partners read it: the API's `GET /v1/submissions` and the console's Submissions page. */
@@ -16,18 +24,10 @@ export const submissionListQuery = z
       .enum(SUBMISSION_STATUSES)
       .optional()
       .meta({ description: 'Only submissions in this status (e.g. failed)' }),
-    partnerSubjectId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({ description: "Only this subject's submissions (your reference, exactly as submitted)" }),
-    partnerSubmissionId: z
-      .string()
-      .min(1)
-      .max(512)
-      .optional()
-      .meta({ description: 'Only submissions with this reference of yours' }),
+    partnerSubjectId: queryReference(
+      "Only this subject's submissions (your reference, exactly as submitted)",
+    ),
+    partnerSubmissionId: queryReference('Only submissions with this reference of yours'),
     receivedAfter: queryTime('Only submissions received at or after this time (ISO 8601 with offset)'),
     receivedBefore: queryTime('Only submissions received before this time (ISO 8601 with offset)'),
     limit: listLimit,
@@ -37,8 +37,6 @@ export const submissionListQuery = z
 
 const MESSAGES: Readonly<Record<string, string>> = {
   status: `status must be one of ${SUBMISSION_STATUSES.join(', ')}.`,
-  partnerSubjectId: 'partnerSubjectId must be 1 to 512 characters.',
-  partnerSubmissionId: 'partnerSubmissionId must be 1 to 512 characters.',
   ...timeMessages('receivedAfter', 'receivedBefore'),
 };
 
