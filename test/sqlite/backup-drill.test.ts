@@ -86,7 +86,7 @@ describe('backup and restore of the embedded store', () => {
       await running.stop();
       expect(created.stderr).toBe('');
       expect(created.code).toBe(0);
-      expect(created.json).toMatchObject({ schemaVersion: '0021_erasure_ledger', file: 'drill.sqlite' });
+      expect(created.json).toMatchObject({ schemaVersion: '0022_door_check', file: 'drill.sqlite' });
       beforeBackup = running.acknowledged.filter((x) => x.at < backupStart).map((x) => x.submissionId);
       expect(beforeBackup.length).toBeGreaterThanOrEqual(5);
 
