@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { NormalisedSubmission } from '../../src/domain/submission/index.js';
 import { checksIdentity } from '../../src/ingest/index.js';
+import { LoadedSubmission } from '../../src/pipeline/steps/handover.js';
+import type { HandlerContext, JobDefinition } from '../../src/queue/types.js';
 import type { Worker } from '../../src/queue/worker.js';
+import { artifactIdFor } from '../../src/store/ids.js';
+import { storedBytes } from '../helpers/artifact-bytes.js';
 import { startPipelineWorker, waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
@@ -102,5 +107,111 @@ describe('what the door recorded of its checks', () => {
     running.push(startPipelineWorker(s));
     expect((await completed(s, account, id)).status).toBe('completed');
     expect((await s.store.system.pipeline.load(db, id))?.normalisedBody).toBe(normalised);
+  });
+});
+
+describe('a chained run', () => {
+  it('hands the parsed submission from step to step: score and render work from that object, not the stored text', async () => {
+    const s = await service();
+    const account = await createAccount(s);
+    const seen: Array<[string, boolean, NormalisedSubmission | undefined]> = [];
+    const handed = (ctx: HandlerContext) =>
+      ctx.handOver instanceof LoadedSubmission ? ctx.handOver.facts.submission : undefined;
+    let probe: NormalisedSubmission | undefined;
+    running.push(
+      startPipelineWorker(s, (defs) => ({
+        'pipeline.score': {
+          ...defs['pipeline.score'],
+          run: async (job, ctx) => {
+            const given = ctx.handOver;
+            if (!(given instanceof LoadedSubmission)) throw new Error('the score step was not handed over');
+            seen.push([job.type, true, given.facts.submission]);
+            // A probe: what the text says no longer matches the object handed along, so the
+            // reports and scores say which of the two the steps used.
+            probe = structuredClone(given.facts.submission);
+            probe.options.requestedOutcomes = ['wellbeing.renal'];
+            probe.partnerSubjectId = 'from-the-handed-object';
+            const swapped = new LoadedSubmission({ ...given.facts, submission: probe });
+            return defs['pipeline.score'].run(job, { ...ctx, handOver: swapped });
+          },
+        },
+        'pipeline.render_reports': {
+          ...defs['pipeline.render_reports'],
+          run: async (job, ctx) => {
+            seen.push([job.type, ctx.handOver !== undefined, handed(ctx)]);
+            return defs['pipeline.render_reports'].run(job, ctx);
+          },
+        },
+      })),
+    );
+    const id = await submit(s, account);
+    const done = await completed(s, account, id);
+    const stored = await s.store.system.pipeline.load(s.store.system.db, id);
+    // What the check step parsed: the stored normalised text, as a cold start would parse it.
+    expect(seen[0]?.[2]).toEqual(JSON.parse(stored!.normalisedBody));
+    expect(seen.map(([type, chained]) => [type, chained])).toEqual([
+      ['pipeline.score', true],
+      ['pipeline.render_reports', true],
+    ]);
+    // The render step was handed the very object the score step handed on.
+    expect(seen[1]?.[2]).toBe(probe);
+    const result = await getJson(s, `/v1/results/${done.resultId}`, { 'x-api-key': account.apiKey });
+    expect(result.json.outcome).toMatchObject({ outcomeId: 'wellbeing.renal' });
+    const json = await storedBytes(s, artifactIdFor(String(done.resultId), 'json'));
+    expect(json?.toString('utf8')).toContain('from-the-handed-object');
+    expect(stored!.normalisedBody).not.toContain('from-the-handed-object');
+  });
+
+  it('starts cold from the stored rows when each step runs on another worker, with the same result', async () => {
+    const s = await service();
+    const account = await createAccount(s);
+    const chainedId = await submit(s, account, ['score', 'json', 'html']);
+    const chainedWorker = startPipelineWorker(s);
+    const chained = await completed(s, account, chainedId);
+    await chainedWorker.stop();
+
+    const cold: Array<[string, boolean]> = [];
+    const id = await submit(s, account, ['score', 'json', 'html']);
+    const steps = ['pipeline.ingest_validate', 'pipeline.score', 'pipeline.render_reports'] as const;
+    for (const [i, step] of steps.entries()) {
+      const worker = startPipelineWorker(
+        s,
+        (defs) => {
+          const def: JobDefinition = defs[step];
+          const recorded: JobDefinition = {
+            ...def,
+            run: async (job, ctx) => {
+              cold.push([job.type, ctx.handOver !== undefined]);
+              return def.run(job, ctx);
+            },
+          };
+          return { [step]: recorded };
+        },
+        { only: [step] },
+      );
+      running.push(worker);
+      // Until the step is done and its successor waits in the queue for another worker.
+      await waitUntil(async () => {
+        const d = await detail(s, account, id);
+        return i === steps.length - 1 ? d.status === 'completed' : d.jobs[i + 1]?.status === 'pending';
+      });
+      await worker.stop();
+    }
+    expect(cold).toEqual(steps.map((step) => [step, false]));
+    const read = async (resultId: string | undefined) =>
+      (await getJson(s, `/v1/results/${resultId}`, { 'x-api-key': account.apiKey })).json;
+    const [a, b] = [await read(chained.resultId), await read((await detail(s, account, id)).resultId)];
+    expect(b.outcomes).toEqual(a.outcomes);
+    expect(b.outcomes).toBeDefined();
+    const artifacts = (r: typeof a) =>
+      (r.artifacts as { items: Array<{ type: string; availability: string }> }).items.map((x) => [
+        x.type,
+        x.availability,
+      ]);
+    expect(artifacts(b)).toEqual(artifacts(a));
+    expect(artifacts(b)).toEqual([
+      ['json', 'available'],
+      ['html', 'available'],
+    ]);
   });
 });
