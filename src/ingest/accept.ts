@@ -3,6 +3,7 @@ import type { Principal } from '../auth/authenticator.js';
 import type { Clock } from '../clock.js';
 import type { AcceptedSubmission } from '../store/tenant-access.js';
 import { type CheckRefusal, checkSubmission } from './check.js';
+import { checksIdentity } from './checks-identity.js';
 import { readHeaders } from './headers.js';
 import { idempotencyHashes, type StoreOutcome, type SubmissionLedger, storeOnce } from './idempotency.js';
 import { type JsonTextResult, readJsonText } from './read-json.js';
@@ -34,7 +35,7 @@ export type IngestVerdict =
  * Where a submission is accepted: the one way in. The body is read as JSON text (`read-json.ts`),
  * the headers are validated by their schema (`headers.ts`), the body by the contract's checks in
  * their order, and normalised (`check.ts`); then it is stored once per idempotency key
- * (`idempotency.ts`). A `202` (accepted or replayed) means the submission and its first job are
+ * (`idempotency.ts`), with which checks it passed (`checks-identity.ts`). A `202` (accepted or replayed) means the submission and its first job are
  * durably committed.
  *
  * The answer to a body that is not JSON lists the reader's problems alone: there is no body to
@@ -72,6 +73,8 @@ export async function acceptSubmission(request: SubmissionRequest, deps: IngestD
       documentCount: submission.reportDocuments?.length ?? 0,
       markerCount: submission.markers.length,
       receivedAt,
+      // Stored in the same commit: the check step need not run these checks again.
+      doorCheck: { checks: checksIdentity(), outcome: 'passed' },
     },
     read.value,
   );

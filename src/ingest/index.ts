@@ -12,6 +12,8 @@ export {
 } from './accept.js';
 /** The worker checks a stored submission again with the door's reader and checks. */
 export { type CheckPoint, checkStoredSubmission } from './check.js';
+/** Which checks the door ran: the worker runs them again only when its own differ. */
+export { checksIdentity } from './checks-identity.js';
 /** The headers' schema also feeds the API description. */
 export { submissionHeadersSchema } from './headers.js';
 /** The one JSON reader, for the other JSON bodies the HTTP layer takes. */

@@ -35,9 +35,10 @@ export async function recreateArtifact(
   return rendered.body;
 }
 
-/** The stored texts a submission's reports are rendered from. */
+/** The stored texts a submission's reports are rendered from, with the parsed submission when at hand. */
 export function renderSource(
-  submission: Pick<StoredSubmission, 'submissionId' | 'receivedAt' | 'normalisedBody'>,
+  submission: Pick<StoredSubmission, 'submissionId' | 'receivedAt' | 'normalisedBody'> &
+    Pick<RenderSource, 'submission'>,
   result: { resultId: string; bundleJson: string },
 ): RenderSource {
   return {
@@ -46,5 +47,6 @@ export function renderSource(
     receivedAt: submission.receivedAt,
     normalisedBody: submission.normalisedBody,
     bundle: result.bundleJson,
+    ...(submission.submission && { submission: submission.submission }),
   };
 }

@@ -10,7 +10,7 @@ import type { RenderedReport, RenderSource } from './render-types.js';
  * re-render produces the same bytes.
  */
 export function reportInput(source: RenderSource): ReportInput {
-  const sub = JSON.parse(source.normalisedBody) as NormalisedSubmission;
+  const sub = source.submission ?? (JSON.parse(source.normalisedBody) as NormalisedSubmission);
   return {
     resultId: source.resultId,
     submissionId: source.submissionId,

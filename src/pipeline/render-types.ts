@@ -1,3 +1,4 @@
+import type { NormalisedSubmission } from '../domain/submission/index.js';
 import type { ArtifactType } from '../domain/submission/outcomes.js';
 
 /** What crosses between the render step, its threads and the renderers. */
@@ -6,7 +7,9 @@ import type { ArtifactType } from '../domain/submission/outcomes.js';
  * The stored texts a report is built from. They cross to the render thread as strings and are
  * parsed there: the event loop neither parses them nor has their objects cloned (structured
  * clone of the submission and result objects cost more on the event loop than the rest of the
- * render step).
+ * render step; for the submission alone, posting the object took 20 to 30 µs of the event
+ * loop's time and its copy 35 to 60 µs to rebuild on the thread, posting the text 3 to 9 µs and
+ * parsing it there 25 µs: docs/pipeline.md).
  */
 export interface RenderSource {
   resultId: string;
@@ -15,6 +18,11 @@ export interface RenderSource {
   receivedAt: string;
   /** The normalised submission, as stored (JSON). */
   normalisedBody: string;
+  /**
+   * `normalisedBody` parsed, when the caller has it (a chained run): rendering on the event
+   * loop's thread uses it instead of parsing again; the threads are sent the text alone.
+   */
+  submission?: NormalisedSubmission;
   /** The model result bundle, as stored (JSON). */
   bundle: string;
 }

@@ -53,7 +53,9 @@ export class ThreadedReportRenderer implements ReportRenderer {
     types: ArtifactType[],
     signal: AbortSignal,
   ): Promise<Map<ArtifactType, RenderedReport>> {
-    const reply = await this.pool.run({ source, types }, { signal });
+    // The text alone crosses: cheaper to post and to rebuild than the parsed object (RenderSource).
+    const { submission: _parsed, ...texts } = source;
+    const reply = await this.pool.run({ source: texts, types }, { signal });
     return new Map(
       reply.map(([type, r]) => [
         type,

@@ -69,6 +69,10 @@ export interface SubmissionTable {
   received_at: Timestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The fingerprint of the checks the door ran (`0022_door_check`); null before it. */
+  door_checks: string | null;
+  /** What they found: `passed`; null before `0022_door_check`. */
+  door_outcome: string | null;
 }
 
 /** The history of a job's attempts (`0006_job_attempts`). */

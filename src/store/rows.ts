@@ -57,6 +57,8 @@ export const SUBMISSION_COLUMNS = [
   'received_at',
   'created_at',
   'updated_at',
+  'door_checks',
+  'door_outcome',
 ] as const;
 
 export const IDEMPOTENCY_COLUMNS = [
@@ -148,6 +150,15 @@ export function jobRow(job: NewJob & { id: string }, now: Date, lease: Lease | n
   };
 }
 
+/**
+ * What the door's checks found, stored with the submission: which checks ran (their
+ * fingerprint) and that they passed, so the check step need not run the same checks again.
+ */
+export interface DoorCheck {
+  checks: string;
+  outcome: 'passed';
+}
+
 /** What an accepted submission stores, besides its ids. */
 export interface SubmissionValues {
   tenantId: string;
@@ -160,6 +171,8 @@ export interface SubmissionValues {
   normalisedBody: string;
   documentCount: number;
   markerCount: number;
+  /** Absent for rows written without the door's checks (store tests): checked in full later. */
+  doorCheck?: DoorCheck;
 }
 
 export function submissionRow(id: string, s: SubmissionValues, now: Date): SubmissionRow {
@@ -181,6 +194,8 @@ export function submissionRow(id: string, s: SubmissionValues, now: Date): Submi
     received_at: nowIso,
     created_at: nowIso,
     updated_at: nowIso,
+    door_checks: s.doorCheck?.checks ?? null,
+    door_outcome: s.doorCheck?.outcome ?? null,
   };
 }
 

@@ -115,6 +115,11 @@ describe('migrations', () => {
       sql`alter table partners add column live_partner_id ${uuid}`,
     ];
     for (const statement of sandboxColumns) await statement.execute(db);
+    // Until 0022 a submission has no record of the door's checks, but today's ingest writes one
+    // (null here: these commands carry none): its columns stand in the same way.
+    for (const column of ['door_checks', 'door_outcome']) {
+      await sql`alter table submissions add column ${sql.ref(column)} text`.execute(db);
+    }
     // Until 0009 there is no audit trail, but the ingest statements write the submission's event
     // with its rows: a table of the same column types stands in (PostgreSQL keeps a prepared
     // statement's parameter types), and is gone again before 0009 creates the real one.
@@ -301,6 +306,8 @@ describe('migrations', () => {
       ['webhook_endpoints', 'failing_since'],
       ['webhook_events', 'failure_reason'],
       ['webhook_attempts', 'kind'],
+      ['submissions', 'door_checks'],
+      ['submissions', 'door_outcome'],
     ] as const) {
       await sql`alter table ${sql.table(table)} drop column ${sql.ref(column)}`.execute(db);
     }
@@ -336,6 +343,12 @@ describe('migrations', () => {
       .where('id', '=', first.submissionId)
       .executeTakeFirstOrThrow();
     expect(stillStored.original_body).toBe(body);
+    // Accepted before the door recorded its checks: the check step runs them in full.
+    expect(await store.system.pipeline.load(db, first.submissionId)).toMatchObject({
+      normalisedBody: body,
+      doorCheck: null,
+    });
+    expect(await store.system.pipeline.originalBody(db, first.submissionId)).toBe(body);
     const result = await store.system.results.forSubmission(db, first.submissionId);
     expect(JSON.parse(result!.bundleJson)).toEqual(bundle);
     expect(result!.artifacts.map((a) => [a.type, a.availability])).toEqual([

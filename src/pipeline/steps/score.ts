@@ -41,7 +41,7 @@ export function scoreStep(deps: PipelineDeps, end: SubmissionEnd): JobDefinition
       if (simulationOf(facts.mode, facts.partnerSubmissionId) === 'processingFailure') {
         throw new SimulatedFailure();
       }
-      const sub = JSON.parse(facts.normalisedBody) as NormalisedSubmission;
+      const sub = facts.submission;
       const bundle: ModelResult = scoreSubmission(sub, { now: new Date(facts.receivedAt) });
       const artifacts = requestedArtifacts(sub);
       return async (trx, completion) => {

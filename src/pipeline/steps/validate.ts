@@ -1,5 +1,7 @@
-import { checkStoredSubmission } from '../../ingest/index.js';
+import { checkStoredSubmission, checksIdentity } from '../../ingest/index.js';
 import { type JobDefinition, PermanentJobError } from '../../queue/types.js';
+import type { SystemStore } from '../../store/index.js';
+import type { StoredSubmission } from '../../store/tenant-access.js';
 import { nextJob, type PipelineDeps, RejectedSubmission, requireSubmissionId } from './common.js';
 import type { SubmissionEnd } from './complete.js';
 import { factsOf, LoadedSubmission } from './handover.js';
@@ -12,11 +14,33 @@ const REJECTIONS = {
   panel: 'The marker panel no longer passes the panel checks.',
 } as const;
 
+/** The door ran the checks this process runs, and they passed: running them again says the same. */
+function passedTheseChecks(stored: StoredSubmission): boolean {
+  return stored.doorCheck?.outcome === 'passed' && stored.doorCheck.checks === checksIdentity();
+}
+
 /**
- * `pipeline.ingest_validate`: the stored original body checked again, by the version of the
- * service that will score it, with the door's reader and checks at the instant the door checked
- * it; normalised again. Why this step stays: docs/pipeline.md. It is always a cold start (its job
- * is written by ingest), and it loads the submission for the whole chained run.
+ * The stored original body checked again, with the door's reader and checks at the instant the
+ * door checked it, and normalised again: its normalised text, or the submission is rejected.
+ */
+async function checkAgain(store: SystemStore, stored: StoredSubmission): Promise<string> {
+  const original = await store.pipeline.originalBody(store.db, stored.submissionId);
+  if (original === undefined) throw new PermanentJobError('The submission to check no longer exists.');
+  const checked = checkStoredSubmission(original, {
+    now: new Date(stored.receivedAt),
+    namedPartnerId: stored.namedPartnerId,
+  });
+  if (!checked.ok) throw new RejectedSubmission(REJECTIONS[checked.refusal.reason]);
+  return checked.normalisedBody;
+}
+
+/**
+ * `pipeline.ingest_validate`: makes sure the submission passes the checks of the version of the
+ * service that will score it. When the door recorded that it passed these very checks, that
+ * stands; otherwise (a row from before the door recorded it, or checks changed since) the stored
+ * original body is checked again and normalised again. Why this step stays, and how "these very
+ * checks" is decided: docs/pipeline.md. It is always a cold start (its job is written by ingest),
+ * and it loads and parses the submission for the whole chained run.
  */
 export function validateStep(deps: PipelineDeps, end: SubmissionEnd): JobDefinition {
   const { store } = deps;
@@ -27,12 +51,7 @@ export function validateStep(deps: PipelineDeps, end: SubmissionEnd): JobDefinit
       const id = requireSubmissionId(job);
       const stored = await subs.load(store.db, id);
       if (!stored) throw new PermanentJobError('The submission to check no longer exists.');
-      const checked = checkStoredSubmission(stored.originalBody, {
-        now: new Date(stored.receivedAt),
-        namedPartnerId: stored.namedPartnerId,
-      });
-      if (!checked.ok) throw new RejectedSubmission(REJECTIONS[checked.refusal.reason]);
-      const normalised = checked.normalisedBody;
+      const normalised = passedTheseChecks(stored) ? stored.normalisedBody : await checkAgain(store, stored);
       const loaded = new LoadedSubmission(factsOf(stored, normalised));
       return async (trx, completion) => {
         const now = ctx.clock();

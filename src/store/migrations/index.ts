@@ -19,6 +19,7 @@ import * as m0016 from './0016_console_sessions.js';
 import * as m0017 from './0017_console_actor.js';
 import * as m0020 from './0020_listen_position.js';
 import * as m0021 from './0021_erasure_ledger.js';
+import * as m0022 from './0022_door_check.js';
 import * as m0023 from './0023_lean_submission_rows.js';
 
 export interface DialectMigration {
@@ -46,5 +47,6 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0017_console_actor': m0017,
   '0020_listen_position': m0020,
   '0021_erasure_ledger': m0021,
+  '0022_door_check': m0022,
   '0023_lean_submission_rows': m0023,
 };

@@ -3,6 +3,7 @@ import type { SubmissionStatus } from '../../domain/statuses.js';
 import { iso, jsonAsText } from '../codec.js';
 import type { Driver } from '../driver.js';
 import { type Executor as Db, type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
+import type { DoorCheck } from '../rows.js';
 import { namedPartnerId, setSubmissionStatus } from '../statements.js';
 
 export interface StoredSubmission {
@@ -15,11 +16,12 @@ export interface StoredSubmission {
   mode: ApiMode;
   partnerSubmissionId: string;
   status: string;
-  originalBody: string;
   normalisedBody: string;
   receivedAt: string;
   correlationId: string;
   requestId: string;
+  /** What the door's checks found; null for a row from before they were recorded. */
+  doorCheck: DoorCheck | null;
 }
 
 interface Row {
@@ -30,11 +32,12 @@ interface Row {
   mode: ApiMode;
   partner_submission_id: string;
   status: string;
-  original_body: string | object;
   normalised_body: string | object;
   received_at: string | Date;
   correlation_id: string;
   request_id: string;
+  door_checks: string | null;
+  door_outcome: string | null;
 }
 
 /**
@@ -42,7 +45,12 @@ interface Row {
  * run for every job, so their SQL is built once and run as prepared statements.
  */
 export class PipelineRepository {
-  private readonly q: { load: NamedQuery; setStatus: NamedQuery; setNormalised: NamedQuery };
+  private readonly q: {
+    load: NamedQuery;
+    originalBody: NamedQuery;
+    setStatus: NamedQuery;
+    setNormalised: NamedQuery;
+  };
 
   private readonly runner: PreparedRunner;
 
@@ -63,14 +71,18 @@ export class PipelineRepository {
             't.mode',
             's.partner_submission_id',
             's.status',
-            's.original_body',
             's.normalised_body',
             's.received_at',
             's.correlation_id',
             's.request_id',
+            's.door_checks',
+            's.door_outcome',
           ])
           .where('s.id', '=', slot('id'))
           .compile(),
+      ),
+      originalBody: namedQuery(
+        db.selectFrom('submissions').select('original_body').where('id', '=', slot('id')).compile(),
       ),
       setStatus: namedQuery(setSubmissionStatus(db).compile()),
       setNormalised: namedQuery(
@@ -83,6 +95,10 @@ export class PipelineRepository {
     };
   }
 
+  /**
+   * A submission as the steps read it, without its original body: only a check step that runs
+   * the checks again reads that (`originalBody`).
+   */
   async load(db: Db, submissionId: string): Promise<StoredSubmission | undefined> {
     const [row] = await this.runner.all<Row>(db, this.q.load, { id: submissionId });
     if (!row) return undefined;
@@ -94,12 +110,23 @@ export class PipelineRepository {
       mode: row.mode,
       partnerSubmissionId: row.partner_submission_id,
       status: row.status,
-      originalBody: jsonAsText(row.original_body),
       normalisedBody: jsonAsText(row.normalised_body),
       receivedAt: iso(row.received_at),
       correlationId: row.correlation_id,
       requestId: row.request_id,
+      doorCheck:
+        row.door_checks !== null && row.door_outcome === 'passed'
+          ? { checks: row.door_checks, outcome: 'passed' }
+          : null,
     };
+  }
+
+  /** The body as the partner sent it. */
+  async originalBody(db: Db, submissionId: string): Promise<string | undefined> {
+    const [row] = await this.runner.all<{ original_body: string | object }>(db, this.q.originalBody, {
+      id: submissionId,
+    });
+    return row ? jsonAsText(row.original_body) : undefined;
   }
 
   async setStatus(db: Db, submissionId: string, status: SubmissionStatus, now: Date): Promise<void> {
