@@ -64,7 +64,7 @@ describe('the Callbacks pages in Chromium', () => {
     await tabTo(page, 'Callbacks');
     await enter(page);
     expect(new URL(page.url()).pathname).toBe('/console/callbacks');
-    expect(await page.getByText('No callback URL is set for this mode').isVisible()).toBe(true);
+    await page.getByText('No callback URL is set for this mode').waitFor();
     expect(await axeViolations(page)).toEqual([]);
 
     await tabToField(page, 'cb-url');
@@ -96,7 +96,7 @@ describe('the Callbacks pages in Chromium', () => {
     await tabTo(page, 'sub-000123');
     await enter(page);
     expect(await heading(page, 'Callback for sub-000123')).toBe(true);
-    expect(await page.getByText(eventId).isVisible()).toBe(true);
+    await page.getByText(eventId).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'event');
     await tabTo(page, 'Redeliver');

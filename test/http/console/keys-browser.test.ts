@@ -68,11 +68,11 @@ describe('API keys and the audit trail in Chromium', () => {
     await tabTo(page, 'Revoke');
     await enter(page);
     expect(await heading(page, 'Revoke a key')).toBe(true);
-    await expect(page.getByText(apiKey.slice(0, 14)).isVisible()).resolves.toBe(true);
+    await page.getByText(apiKey.slice(0, 14)).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await tabTo(page, 'Revoke this key');
     await enter(page);
-    expect(await page.getByRole('status').filter({ hasText: 'The key was revoked.' }).isVisible()).toBe(true);
+    await page.getByRole('status').filter({ hasText: 'The key was revoked.' }).waitFor();
     expect(await page.content()).not.toContain(apiKey);
     expect((await getJson(service, '/v1/audit-events', { 'x-api-key': apiKey })).status).toBe(401);
     expect(await axeViolations(page)).toEqual([]);

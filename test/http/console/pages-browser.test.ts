@@ -59,7 +59,7 @@ describe('the console in Chromium', () => {
     const { context, page } = await signedInContext(true);
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    await expect(page.getByRole('heading', { level: 1, name: 'Overview' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await shot(page, 'overview');
 
@@ -77,7 +77,7 @@ describe('the console in Chromium', () => {
     await tabTo(page, 'sub-000123');
     await enter(page);
     expect(new URL(page.url()).pathname).toBe(`/console/submissions/${completedId}`);
-    await expect(page.getByRole('heading', { level: 2, name: 'Result' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { level: 2, name: 'Result' }).waitFor();
     // The html report, previewed in its sandboxed frame (served by the console, framed by it alone).
     await page.frameLocator('iframe.preview').getByRole('heading', { level: 1 }).first().waitFor();
     expect(await axeViolations(page)).toEqual([]);
@@ -87,7 +87,7 @@ describe('the console in Chromium', () => {
 
     await tabTo(page, 'Sign out');
     await enter(page);
-    await expect(page.getByRole('heading', { level: 1, name: 'Signed out' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
@@ -123,7 +123,7 @@ describe('the console in Chromium', () => {
     const link = await consoleLink(service, account.apiKey, { scope: 'read' });
     await page.goto(String(link.json.url));
     expect(new URL(page.url()).pathname).toBe('/console/');
-    await expect(page.getByRole('heading', { level: 1, name: 'Overview' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     const [fresh] = await context.cookies();
     expect(fresh?.value).not.toBe(old!.value);
     // The old cookie, replayed from another browser (a copy left behind), is signed out.

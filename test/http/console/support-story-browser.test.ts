@@ -126,7 +126,7 @@ describe('a support person in the console', () => {
     await filterByStatus(page, 'Processing failed');
     await tabTo(page, 'simulate:processing_failure-1');
     await enter(page);
-    await expect(page.getByText('What went wrong').first().isVisible()).resolves.toBe(true);
+    await page.getByText('What went wrong').first().waitFor();
     const reason = (await page.locator('dd.error').first().textContent())?.trim() ?? '';
     expect(reason.length).toBeGreaterThan(10);
     expect(reason).not.toMatch(/Error:|at .*\.ts|[A-Z]{3,}_[A-Z]{3,}/);
@@ -138,7 +138,7 @@ describe('a support person in the console', () => {
     const before = receiver.deliveries.length;
     await tabTo(page, 'Send the callback again');
     await enter(page);
-    await expect(page.getByRole('status').getByText('being sent again').isVisible()).resolves.toBe(true);
+    await page.getByRole('status').getByText('being sent again').waitFor();
     await waitUntil(async () => receiver.deliveries.length > before, DEADLINE, 'the callback sent again');
     expect(await axeViolations(page)).toEqual([]);
 
@@ -163,7 +163,7 @@ describe('a support person in the console', () => {
     // waiting after a failed attempt as fine.
     // (The first story's callback went through since, so some callbacks fail, not all.)
     const now = page.getByRole('status').filter({ hasText: 'Some callbacks are failing.' });
-    await expect(now.isVisible()).resolves.toBe(true);
+    await now.waitFor();
     expect(await now.textContent()).toMatch(
       /The newest failed attempt, at [\d: -]+ UTC: Failed: Your callback endpoint answered with an error status \(HTTP 500\)\./,
     );
@@ -203,7 +203,7 @@ describe('a support person in the console', () => {
     const before = receiver.deliveries.length;
     await tabTo(page, 'Redeliver');
     await enter(page);
-    await expect(page.getByRole('status').getByText('being sent again').isVisible()).resolves.toBe(true);
+    await page.getByRole('status').getByText('being sent again').waitFor();
     await waitUntil(async () => receiver.deliveries.length > before, DEADLINE, 'the callback sent again');
     await waitUntil(
       async () => {
@@ -255,8 +255,8 @@ describe('a support person in the console', () => {
     ).toBeGreaterThan(0);
     await tabTo(page, 'simulate:processing_failure-1');
     await enter(page);
-    await expect(page.getByText('Processing failed: no result').isVisible()).resolves.toBe(true);
-    await expect(page.getByText('No callback: there is no result to send.').isVisible()).resolves.toBe(true);
+    await page.getByText('Processing failed: no result').waitFor();
+    await page.getByText('No callback: there is no result to send.').waitFor();
     expect(await page.getByText('No result yet').count()).toBe(0);
     expect(await axeViolations(page)).toEqual([]);
     await context.close();
