@@ -6,7 +6,8 @@ import type { ArtifactBytes, ArtifactStore, StoredPage } from '../artifact-store
 /** The folder under DATA_DIR that holds one file per artifact, in 256 shards. */
 export const ARTIFACT_FILES_DIR = 'artifacts';
 
-const ID = /^[0-9a-f-]{36}$/i;
+// An artifact's id, or a name the sweep found: never a path of its own.
+const NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{1,}$/;
 
 /**
  * Report bytes as files under DATA_DIR (`artifacts/<first 2 characters>/<id>`), written before
@@ -22,8 +23,8 @@ export class FileArtifactStore implements ArtifactStore {
   }
 
   file(artifactId: string): string {
-    if (!ID.test(artifactId)) throw new Error('an artifact id must be a UUID');
-    return path.join(this.root, artifactId.slice(0, 2).toLowerCase(), artifactId);
+    if (!NAME.test(artifactId)) throw new Error('an artifact file is named by an id');
+    return path.join(this.root, artifactId.slice(0, 2), artifactId);
   }
 
   async write(artifacts: readonly ArtifactBytes[]): Promise<void> {
@@ -57,11 +58,13 @@ export class FileArtifactStore implements ArtifactStore {
     const artifactIds: string[] = [];
     let seen = 0;
     let last: string | undefined;
-    const from = after?.slice(0, 2).toLowerCase();
+    const from = after?.slice(0, 2);
     for (const shard of shards) {
       if (from !== undefined && shard < from) continue;
       const names = (await readdirOrEmpty(path.join(this.root, shard))).sort();
       for (const name of names) {
+        // A name outside its shard is not where `file` looks for it: the sweep could not delete it.
+        if (!name.startsWith(shard) || !NAME.test(name)) continue;
         if (after !== undefined && name <= after) continue;
         last = name;
         const stat = await fs.promises.stat(path.join(this.root, shard, name)).catch(() => undefined);
