@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { Clock } from '../../clock.js';
 import { sha256Hex } from '../../hash.js';
 import type { ArtifactBytes, ArtifactStore, StoredPage } from '../artifact-store.js';
 
@@ -29,7 +30,7 @@ export class SqliteArtifactStore implements ArtifactStore {
   private readonly page: Database.Statement<[string, number], { artifact_id: string; written_at: number }>;
   private readonly writeMany: (artifacts: readonly ArtifactBytes[]) => void;
 
-  constructor(dataDir: string, now: () => Date = () => new Date()) {
+  constructor(dataDir: string, now: Clock) {
     this.file = path.join(dataDir, ARTIFACTS_DATABASE_FILE);
     const db = new Database(this.file);
     db.pragma('busy_timeout = 5000');
