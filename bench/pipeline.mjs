@@ -1,4 +1,4 @@
-// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --stalls --warmup 20 --store sqlite|postgres --artifacts database|s3|files|sqlite --workers N --telemetry off|metrics|tracing]
+// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --stalls --warmup 20 --store sqlite|postgres --artifacts database|s3|files --workers N --telemetry off|metrics|tracing]
 // Starts the real service, submits N valid bodies (as fast as ingest allows, or paced at R/s),
 // and measures for each the time from acceptance to `completed`. Timestamps come from the
 // database the service writes (received_at and the submission's updated_at when it
@@ -12,10 +12,9 @@
 // generator: on a small machine they share the cores, and the split says where they went.
 // --artifacts s3 keeps the report bytes in an S3-compatible store (s3rver, in a process of its
 // own, whose CPU is printed apart), and prints the S3 client's own CPU per PUT; every run prints
-// how much the database grew per completed submission. --artifacts files|sqlite picks the
-// embedded store's other homes for the bytes (EMBEDDED_ARTIFACTS: files under DATA_DIR, or a
-// second SQLite file), whose growth is printed beside the database's; on Linux an `io:` line
-// gives the service's write and read calls and bytes written per submission (/proc/PID/io).
+// how much the database grew per completed submission. --artifacts files keeps the embedded
+// store's bytes in files under DATA_DIR (EMBEDDED_ARTIFACTS=files), whose growth is printed
+// beside the database's; on Linux an `io:` line gives the service's write and read calls and bytes written per submission (/proc/PID/io).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -67,9 +66,9 @@ const concurrency = Number(values.concurrency);
 const port = Number(values.port);
 
 const store = await openBenchStore(values.store, 'bench-pipeline');
-if (!['database', 's3', 'files', 'sqlite'].includes(values.artifacts))
-  throw new Error('--artifacts must be database, s3, files or sqlite');
-const embedded = ['files', 'sqlite'].includes(values.artifacts) ? values.artifacts : undefined;
+if (!['database', 's3', 'files'].includes(values.artifacts))
+  throw new Error('--artifacts must be database, s3 or files');
+const embedded = values.artifacts === 'files' ? values.artifacts : undefined;
 const objects = values.artifacts === 's3' ? await startBenchObjectStore() : undefined;
 const env = {
   ...process.env,
@@ -319,7 +318,7 @@ if (serviceCpu.every((ms) => ms !== undefined)) {
 
 const kib = (b) => `${(b / 1024 / completed).toFixed(1)} KiB`;
 console.log(
-  `growth:      database ${kib(growth.database)} per completed submission${growth.objects !== undefined ? `, object store ${kib(growth.objects)} (s3rver's files)` : ''}${growth.embedded !== undefined ? `, ${embedded === 'files' ? 'DATA_DIR/artifacts' : 'artifacts.db and its log'} ${kib(growth.embedded)}` : ''}`,
+  `growth:      database ${kib(growth.database)} per completed submission${growth.objects !== undefined ? `, object store ${kib(growth.objects)} (s3rver's files)` : ''}${growth.embedded !== undefined ? `, DATA_DIR/artifacts ${kib(growth.embedded)}` : ''}`,
 );
 console.log(`  by table   ${growth.tables.map(([t, b]) => `${t} ${kib(b)}`).join(', ')}`);
 if (io.every((d) => d !== undefined)) {

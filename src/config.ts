@@ -97,9 +97,9 @@ export const SETTINGS = {
   },
   EMBEDDED_ARTIFACTS: {
     key: 'embeddedArtifacts',
-    schema: z.enum(['database', 'files', 'sqlite']),
+    schema: z.enum(['database', 'files']),
     default: 'database',
-    doc: 'where the embedded store (SQLite, `ARTIFACT_STORE` unset) keeps report bytes: `database` = in `healthspan.sqlite`; `files` = one unsynced file per report under `DATA_DIR/artifacts/`; `sqlite` = a second SQLite file, `DATA_DIR/artifacts.db` (docs/object-storage.md)',
+    doc: 'where the embedded store (SQLite, `ARTIFACT_STORE` unset) keeps report bytes: `database` = in `healthspan.sqlite`; `files` = one unsynced file per report under `DATA_DIR/artifacts/` (docs/object-storage.md)',
   },
   ARTIFACT_DOWNLOAD: {
     key: 'artifactDownload',

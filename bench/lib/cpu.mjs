@@ -128,7 +128,7 @@ export function ioDelta(before, after) {
   return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
 }
 
-/** Bytes of the report stores beside the database in DATA_DIR: `artifacts/` and `artifacts.db*`. */
+/** Bytes of the report files beside the database in DATA_DIR (`artifacts/`). */
 export function embeddedBytes(dataDir) {
   let total = 0;
   const walk = (p) => {
@@ -142,6 +142,5 @@ export function embeddedBytes(dataDir) {
     else total += st.blocks * 512;
   };
   walk(`${dataDir}/artifacts`);
-  for (const f of ['artifacts.db', 'artifacts.db-wal']) walk(`${dataDir}/${f}`);
   return total;
 }

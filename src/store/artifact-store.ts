@@ -71,9 +71,9 @@ export interface StoredPage {
 /**
  * Bytes in the database (`artifact_contents`), on both SQLite and PostgreSQL: one durable
  * commit covers the rows and the bytes, and every process sharing the database can serve every
- * download. The embedded default: measured against unsynced files under DATA_DIR and a second
- * SQLite file (`EMBEDDED_ARTIFACTS`), it costs the service the least CPU per submission
- * (docs/object-storage.md, "The embedded default and switching").
+ * download. The embedded default: measured against unsynced files under DATA_DIR
+ * (`EMBEDDED_ARTIFACTS=files`) and a second SQLite file (measured, not offered), it costs the
+ * service the least CPU per submission (docs/object-storage.md, "The embedded default and switching").
  */
 export class DatabaseArtifactStore implements ArtifactStore {
   readonly inDatabase = true;

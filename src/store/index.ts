@@ -8,7 +8,6 @@ import { SecretBox } from '../secret-box.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
 import type { Driver } from './driver.js';
 import { FileArtifactStore } from './embedded/file-artifact-store.js';
-import { SqliteArtifactStore } from './embedded/sqlite-artifact-store.js';
 import { defaultLedgerFile, ErasureLedger } from './erasure-ledger.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { S3ArtifactStore } from './object-store/s3-artifact-store.js';
@@ -56,17 +55,10 @@ export function ledgerFor(config: StoreConfig): ErasureLedger {
 }
 
 /** The store `config` names for report bytes; none = in the database (`DatabaseArtifactStore`). */
-function artifactStoreFor(config: StoreConfig, clock: Clock): { artifacts?: ArtifactStore } {
+function artifactStoreFor(config: StoreConfig): { artifacts?: ArtifactStore } {
   if (config.objectStore) return { artifacts: new S3ArtifactStore(config.objectStore) };
   if (isPostgresUrl(config.databaseUrl)) return {};
-  switch (config.embeddedArtifacts) {
-    case 'files':
-      return { artifacts: new FileArtifactStore(config.dataDir) };
-    case 'sqlite':
-      return { artifacts: new SqliteArtifactStore(config.dataDir, clock) };
-    default:
-      return {};
-  }
+  return config.embeddedArtifacts === 'files' ? { artifacts: new FileArtifactStore(config.dataDir) } : {};
 }
 
 export function isPostgresUrl(url: string | undefined): url is string {
@@ -198,7 +190,7 @@ export class Store implements TenantGateway, ArtifactGateway {
       {
         clock,
         logger,
-        ...artifactStoreFor(config, clock),
+        ...artifactStoreFor(config),
         // The key that seals webhook secrets (WEBHOOK_SECRETS_KEY, else generated in DATA_DIR).
         sealer: () =>
           new SecretBox(

@@ -3,8 +3,7 @@ import path from 'node:path';
 
 /**
  * The embedded store's files in a data directory: the database, its WAL and shared memory, then
- * those that hold report bytes apart from it (EMBEDDED_ARTIFACTS): `artifacts.db` and its log,
- * and every file under `artifacts/`.
+ * every file under `artifacts/` (report bytes apart from it, `EMBEDDED_ARTIFACTS=files`).
  */
 export function storeFiles(dataDir: string): string[] {
   const sqliteFiles = (base: string) => [base, `${base}-wal`, `${base}-shm`];
@@ -15,11 +14,9 @@ export function storeFiles(dataDir: string): string[] {
         .filter((e) => e.isFile())
         .map((e) => path.join(e.parentPath, e.name))
     : [];
-  return [
-    ...sqliteFiles(path.join(dataDir, 'healthspan.sqlite')),
-    ...sqliteFiles(path.join(dataDir, 'artifacts.db')),
-    ...reportFiles,
-  ].filter((f) => fs.existsSync(f));
+  return [...sqliteFiles(path.join(dataDir, 'healthspan.sqlite')), ...reportFiles].filter((f) =>
+    fs.existsSync(f),
+  );
 }
 
 /** `needle in file` for every needle found in the raw bytes of each file (none: nothing readable left). */

@@ -13,12 +13,12 @@ declare module 'vitest' {
 
 /**
  * The settings of the run's object store, for every service a test starts in the postgres-s3
- * project; with `HEALTHSPAN_TEST_ARTIFACTS=files|sqlite` on SQLite (by hand: the embedded
- * default keeps its bytes in the database), the embedded store's other homes for them.
+ * project; with `HEALTHSPAN_TEST_ARTIFACTS=files` on SQLite (by hand: the embedded
+ * default keeps its bytes in the database), the embedded store's files for them.
  */
 export function objectStoreUnderTest(): Record<string, string> {
   const mode = process.env.HEALTHSPAN_TEST_ARTIFACTS;
-  if ((mode === 'files' || mode === 'sqlite') && process.env.HEALTHSPAN_TEST_STORE !== 'postgres') {
+  if (mode === 'files' && process.env.HEALTHSPAN_TEST_STORE !== 'postgres') {
     return { EMBEDDED_ARTIFACTS: mode };
   }
   if (mode !== 's3') return {};

@@ -20,9 +20,9 @@ import {
 } from '../helpers/service.js';
 
 /**
- * EMBEDDED_ARTIFACTS=files|sqlite: the embedded store's report bytes outside healthspan.sqlite
+ * EMBEDDED_ARTIFACTS=files: the embedded store's report bytes in files outside healthspan.sqlite
  * (measured slower than the default, kept for a smaller database and backups;
- * docs/object-storage.md). Each keeps the object store's guarantees: bytes written before the
+ * docs/object-storage.md). It keeps the object store's guarantees: bytes written before the
  * commit, lost or altered ones rendered again, erasure and retention delete them (none of an
  * erased subject's strings is left in their files), the cleaner sweeps orphans, and a restored
  * backup serves every report (rendered again where the bytes are not there).
@@ -90,92 +90,90 @@ function reportFiles(dataDir: string): string[] {
   return storeFiles(dataDir).filter((f) => !path.basename(f).startsWith('healthspan.sqlite'));
 }
 
-for (const mode of ['files', 'sqlite'] as const) {
-  describe(`EMBEDDED_ARTIFACTS=${mode}`, () => {
-    let service: TestService;
-    let account: TestAccount;
-    let dataDir: string;
+describe('EMBEDDED_ARTIFACTS=files', () => {
+  let service: TestService;
+  let account: TestAccount;
+  let dataDir: string;
 
-    beforeAll(async () => {
-      dataDir = tempDataDir();
-      service = await startTestService({
-        DATA_DIR: dataDir,
-        RATE_LIMIT_PER_MINUTE: '0',
-        EMBEDDED_ARTIFACTS: mode,
-      });
-      account = await createAccount(service);
+  beforeAll(async () => {
+    dataDir = tempDataDir();
+    service = await startTestService({
+      DATA_DIR: dataDir,
+      RATE_LIMIT_PER_MINUTE: '0',
+      EMBEDDED_ARTIFACTS: 'files',
     });
-    afterAll(async () => {
-      await service?.stop();
-    });
-
-    it('keeps the bytes outside the database, serves them checked, and renders lost or altered ones again', async () => {
-      const { items } = await complete(service, account, randomUUID());
-      expect(items.map((i) => i.availability)).toEqual(['available', 'available', 'available']);
-      const contents = await service.store.driver.db
-        .selectFrom('artifact_contents')
-        .select('artifact_id')
-        .where(
-          'artifact_id',
-          'in',
-          items.map((i) => i.artifactId),
-        )
-        .execute();
-      expect(contents).toEqual([]);
-      expect(reportFiles(dataDir).length).toBeGreaterThan(0);
-      const bytes = service.store.system.artifacts;
-      for (const item of items) {
-        const got = await download(service, item.access!.downloadUrl);
-        expect(got.status).toBe(200);
-        expect(sha256(got.body)).toBe(await recordedSha(service, item.artifactId));
-        if (item.type === 'pdf') await bytes.delete([item.artifactId]);
-        else await bytes.restore(item.artifactId, Buffer.from('tampered'));
-        const again = await download(service, item.access!.downloadUrl);
-        expect(again.status).toBe(200);
-        expect(again.body.equals(got.body)).toBe(true);
-        expect((await bytes.get(item.artifactId))?.equals(got.body)).toBe(true);
-      }
-    });
-
-    it('deletes an erased subject’s bytes: none of its strings is left in the report files', async () => {
-      const tag = randomUUID().replace(/-/g, '');
-      const kept = randomUUID().replace(/-/g, '');
-      await complete(service, account, tag);
-      await complete(service, account, kept);
-      // The JSON and HTML reports carry the partner's reference: the scan can find it.
-      expect(findInFiles(reportFiles(dataDir), [`sub-${tag}`]).length).toBeGreaterThan(0);
-      await eraseSubject(service, account, `subj-${tag}`);
-      expect(findInFiles(storeFiles(dataDir), [`sub-${tag}`, `subj-${tag}`])).toEqual([]);
-      expect(findInFiles(reportFiles(dataDir), [`sub-${kept}`]).length).toBeGreaterThan(0);
-    });
-
-    it('deletes the bytes of submissions past retention, and the cleaner sweeps orphans after the grace', async () => {
-      const { items } = await complete(service, account, randomUUID());
-      const bytes = service.store.system.artifacts;
-      const orphan = randomUUID();
-      await bytes.restore(orphan, Buffer.from('never committed'));
-      const within = new Cleaner({ store: service.store.system, clock: () => new Date() });
-      expect((await within.runOnce()).orphanObjects).toBe(0);
-      expect(await bytes.get(orphan)).toBeDefined();
-
-      const later = new Cleaner({
-        store: service.store.system,
-        clock: () => new Date(Date.now() + ORPHAN_GRACE_MS + 60_000),
-      });
-      expect((await later.runOnce()).orphanObjects).toBe(1);
-      expect(await bytes.get(orphan)).toBeUndefined();
-      expect(await bytes.get(items[0]!.artifactId)).toBeDefined();
-
-      const expired = new Cleaner({
-        store: service.store.system,
-        clock: () => new Date(Date.now() + 40 * 86_400_000),
-        retentionDays: 30,
-      });
-      expect((await expired.runOnce()).expiredSubmissions).toBeGreaterThan(0);
-      for (const item of items) expect(await bytes.get(item.artifactId)).toBeUndefined();
-    });
+    account = await createAccount(service);
   });
-}
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('keeps the bytes outside the database, serves them checked, and renders lost or altered ones again', async () => {
+    const { items } = await complete(service, account, randomUUID());
+    expect(items.map((i) => i.availability)).toEqual(['available', 'available', 'available']);
+    const contents = await service.store.driver.db
+      .selectFrom('artifact_contents')
+      .select('artifact_id')
+      .where(
+        'artifact_id',
+        'in',
+        items.map((i) => i.artifactId),
+      )
+      .execute();
+    expect(contents).toEqual([]);
+    expect(reportFiles(dataDir).length).toBeGreaterThan(0);
+    const bytes = service.store.system.artifacts;
+    for (const item of items) {
+      const got = await download(service, item.access!.downloadUrl);
+      expect(got.status).toBe(200);
+      expect(sha256(got.body)).toBe(await recordedSha(service, item.artifactId));
+      if (item.type === 'pdf') await bytes.delete([item.artifactId]);
+      else await bytes.restore(item.artifactId, Buffer.from('tampered'));
+      const again = await download(service, item.access!.downloadUrl);
+      expect(again.status).toBe(200);
+      expect(again.body.equals(got.body)).toBe(true);
+      expect((await bytes.get(item.artifactId))?.equals(got.body)).toBe(true);
+    }
+  });
+
+  it('deletes an erased subject’s bytes: none of its strings is left in the report files', async () => {
+    const tag = randomUUID().replace(/-/g, '');
+    const kept = randomUUID().replace(/-/g, '');
+    await complete(service, account, tag);
+    await complete(service, account, kept);
+    // The JSON and HTML reports carry the partner's reference: the scan can find it.
+    expect(findInFiles(reportFiles(dataDir), [`sub-${tag}`]).length).toBeGreaterThan(0);
+    await eraseSubject(service, account, `subj-${tag}`);
+    expect(findInFiles(storeFiles(dataDir), [`sub-${tag}`, `subj-${tag}`])).toEqual([]);
+    expect(findInFiles(reportFiles(dataDir), [`sub-${kept}`]).length).toBeGreaterThan(0);
+  });
+
+  it('deletes the bytes of submissions past retention, and the cleaner sweeps orphans after the grace', async () => {
+    const { items } = await complete(service, account, randomUUID());
+    const bytes = service.store.system.artifacts;
+    const orphan = randomUUID();
+    await bytes.restore(orphan, Buffer.from('never committed'));
+    const within = new Cleaner({ store: service.store.system, clock: () => new Date() });
+    expect((await within.runOnce()).orphanObjects).toBe(0);
+    expect(await bytes.get(orphan)).toBeDefined();
+
+    const later = new Cleaner({
+      store: service.store.system,
+      clock: () => new Date(Date.now() + ORPHAN_GRACE_MS + 60_000),
+    });
+    expect((await later.runOnce()).orphanObjects).toBe(1);
+    expect(await bytes.get(orphan)).toBeUndefined();
+    expect(await bytes.get(items[0]!.artifactId)).toBeDefined();
+
+    const expired = new Cleaner({
+      store: service.store.system,
+      clock: () => new Date(Date.now() + 40 * 86_400_000),
+      retentionDays: 30,
+    });
+    expect((await expired.runOnce()).expiredSubmissions).toBeGreaterThan(0);
+    for (const item of items) expect(await bytes.get(item.artifactId)).toBeUndefined();
+  });
+});
 
 describe('a backup of a store with EMBEDDED_ARTIFACTS=files, restored elsewhere', () => {
   it('serves every report of the restored copy, rendered again from its result and checked', async () => {
@@ -223,4 +221,5 @@ it('refuses EMBEDDED_ARTIFACTS other than database beside DATABASE_URL, in one s
     ConfigError,
   );
   expect(() => loadConfig({ EMBEDDED_ARTIFACTS: 'disk' })).toThrow(/EMBEDDED_ARTIFACTS/);
+  expect(() => loadConfig({ EMBEDDED_ARTIFACTS: 'sqlite' })).toThrow(/EMBEDDED_ARTIFACTS/);
 });
