@@ -1,4 +1,4 @@
-// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --stalls --warmup 20 --store sqlite|postgres --artifacts database|s3 --workers N --telemetry off|metrics|tracing]
+// npm run bench:pipeline [-- --n 2000 --concurrency 64 --reports --rate R --stalls --warmup 20 --store sqlite|postgres --artifacts database|s3|files --workers N --telemetry off|metrics|tracing]
 // Starts the real service, submits N valid bodies (as fast as ingest allows, or paced at R/s),
 // and measures for each the time from acceptance to `completed`. Timestamps come from the
 // database the service writes (received_at and the submission's updated_at when it
@@ -12,14 +12,25 @@
 // generator: on a small machine they share the cores, and the split says where they went.
 // --artifacts s3 keeps the report bytes in an S3-compatible store (s3rver, in a process of its
 // own, whose CPU is printed apart), and prints the S3 client's own CPU per PUT; every run prints
-// how much the database grew per completed submission.
+// how much the database grew per completed submission. --artifacts files keeps the embedded
+// store's bytes in files under DATA_DIR (EMBEDDED_ARTIFACTS=files), whose growth is printed
+// beside the database's; on Linux an `io:` line gives the service's write and read calls and bytes written per submission (/proc/PID/io).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { postgresCpuMs, postgresDeltaMs, processCpuMs, threadCpuMs, threadSplit } from './lib/cpu.mjs';
+import {
+  embeddedBytes,
+  ioDelta,
+  postgresCpuMs,
+  postgresDeltaMs,
+  processCpuMs,
+  processIo,
+  threadCpuMs,
+  threadSplit,
+} from './lib/cpu.mjs';
 import { clientCpuPerPut, startBenchObjectStore } from './lib/object-store.mjs';
 import { describeStalls, startStallProbe } from './lib/stall-probe.mjs';
 import { openBenchStore } from './lib/store.mjs';
@@ -55,12 +66,15 @@ const concurrency = Number(values.concurrency);
 const port = Number(values.port);
 
 const store = await openBenchStore(values.store, 'bench-pipeline');
-if (!['database', 's3'].includes(values.artifacts)) throw new Error('--artifacts must be database or s3');
+if (!['database', 's3', 'files'].includes(values.artifacts))
+  throw new Error('--artifacts must be database, s3 or files');
+const embedded = values.artifacts === 'files' ? values.artifacts : undefined;
 const objects = values.artifacts === 's3' ? await startBenchObjectStore() : undefined;
 const env = {
   ...process.env,
   ...store.env,
   ...objects?.env,
+  ...(embedded ? { EMBEDDED_ARTIFACTS: embedded } : {}),
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
   PORT: String(port),
@@ -164,12 +178,14 @@ const cpuAtStart = {
   threads: processes.map((child) => threadCpuMs(child.pid)),
   postgres: store.kind === 'postgres' ? postgresCpuMs() : undefined,
   objects: objects ? processCpuMs(objects.pid) : undefined,
+  io: processes.map((child) => processIo(child.pid)),
   load: process.cpuUsage(),
 };
 const sizeAtStart = {
   database: await store.size(),
   tables: await store.tableSizes(),
   objects: objects?.bytes(),
+  embedded: embeddedBytes(store.env.DATA_DIR),
 };
 
 const stallProbe =
@@ -230,7 +246,9 @@ const growth = {
     .sort((a, b) => b[1] - a[1])
     .slice(0, 6),
   objects: objects ? objects.bytes() - sizeAtStart.objects : undefined,
+  embedded: embedded ? embeddedBytes(store.env.DATA_DIR) - sizeAtStart.embedded : undefined,
 };
+const io = processes.map((child, i) => ioDelta(cpuAtStart.io[i], processIo(child.pid)));
 const loadUsage = process.cpuUsage(cpuAtStart.load);
 const loadCpu = (loadUsage.user + loadUsage.system) / 1000;
 
@@ -318,9 +336,15 @@ if (serviceCpu.every((ms) => ms !== undefined)) {
 
 const kib = (b) => `${(b / 1024 / completed).toFixed(1)} KiB`;
 console.log(
-  `growth:      database ${kib(growth.database)} per completed submission${growth.objects !== undefined ? `, object store ${kib(growth.objects)} (s3rver's files)` : ''}`,
+  `growth:      database ${kib(growth.database)} per completed submission${growth.objects !== undefined ? `, object store ${kib(growth.objects)} (s3rver's files)` : ''}${growth.embedded !== undefined ? `, DATA_DIR/artifacts ${kib(growth.embedded)}` : ''}`,
 );
 console.log(`  by table   ${growth.tables.map(([t, b]) => `${t} ${kib(b)}`).join(', ')}`);
+if (io.every((d) => d !== undefined)) {
+  const sum = (k) => io.reduce((a, d) => a + d[k], 0);
+  console.log(
+    `io:          service ${(sum('syscw') / n).toFixed(1)} write and ${(sum('syscr') / n).toFixed(1)} read calls, ${(sum('write_bytes') / 1024 / n).toFixed(1)} KiB written to disk, ${(sum('wchar') / 1024 / n).toFixed(1)} KiB passed to write calls, per submission (/proc/PID/io)`,
+  );
+}
 if (objects) {
   console.log(
     `S3 client:   ${(await clientCpuPerPut(objects.env)).toFixed(3)} ms CPU per 37 KiB PUT (S3ArtifactStore, this process, keep-alive)`,

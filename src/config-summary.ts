@@ -19,7 +19,7 @@ export function configSummary(config: Config, role: string, store: string) {
           endpoint: config.objectStore.endpoint.origin,
           download: config.artifactDownload,
         }
-      : 'database',
+      : config.embeddedArtifacts,
     worker: worker
       ? {
           concurrency: config.workerConcurrency,

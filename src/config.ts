@@ -95,6 +95,12 @@ export const SETTINGS = {
     default: undefined,
     doc: 'unset = report bytes in the database; `s3://bucket/prefix` = one object per report in an S3-compatible bucket, reached with the standard `AWS_*` variables (docs/object-storage.md)',
   },
+  EMBEDDED_ARTIFACTS: {
+    key: 'embeddedArtifacts',
+    schema: z.enum(['database', 'files']),
+    default: 'database',
+    doc: 'where the embedded store (SQLite, `ARTIFACT_STORE` unset) keeps report bytes: `database` = in `healthspan.sqlite`; `files` = one unsynced file per report under `DATA_DIR/artifacts/` (docs/object-storage.md)',
+  },
   ARTIFACT_DOWNLOAD: {
     key: 'artifactDownload',
     schema: z.enum(['service', 'redirect']),
@@ -452,6 +458,11 @@ function checkCombinations(table: TableConfig, store: ObjectStoreSettings | unde
   if (table.artifactDownload === 'redirect' && store === undefined) {
     throw new ConfigError(
       'ARTIFACT_DOWNLOAD: redirect needs ARTIFACT_STORE (an object store to redirect to)',
+    );
+  }
+  if (table.embeddedArtifacts !== 'database' && (store !== undefined || table.databaseUrl !== undefined)) {
+    throw new ConfigError(
+      'EMBEDDED_ARTIFACTS: applies to the embedded store only; unset it with DATABASE_URL or ARTIFACT_STORE',
     );
   }
 }

@@ -110,3 +110,40 @@ export function machineShares(before, after) {
   const total = Object.keys(after).reduce((sum, k) => sum + d(k), 0);
   return { iowaitPct: (100 * d('iowait')) / total, stealPct: (100 * d('steal')) / total };
 }
+
+/** A process's I/O counters (/proc/PID/io: syscr, syscw, wchar, write_bytes…), or undefined. */
+export function processIo(pid) {
+  try {
+    const io = {};
+    for (const line of fs.readFileSync(`/proc/${pid}/io`, 'utf8').trim().split('\n')) {
+      const [k, v] = line.split(':');
+      io[k.trim()] = Number(v);
+    }
+    return io;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The counters' growth between two `processIo` readings; undefined when either is missing. */
+export function ioDelta(before, after) {
+  if (!before || !after) return undefined;
+  return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - (before[k] ?? 0)]));
+}
+
+/** Bytes of the report files beside the database in DATA_DIR (`artifacts/`). */
+export function embeddedBytes(dataDir) {
+  let total = 0;
+  const walk = (p) => {
+    let st;
+    try {
+      st = fs.statSync(p);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) for (const e of fs.readdirSync(p)) walk(`${p}/${e}`);
+    else total += st.blocks * 512;
+  };
+  walk(`${dataDir}/artifacts`);
+  return total;
+}

@@ -71,9 +71,9 @@ export interface StoredPage {
 /**
  * Bytes in the database (`artifact_contents`), on both SQLite and PostgreSQL: one durable
  * commit covers the rows and the bytes, and every process sharing the database can serve every
- * download. Measured against files under DATA_DIR, this is also the faster one: creating three
- * files per submission made the filesystem's journal, not the renderers, the pipeline's limit
- * (docs/performance-journal.md).
+ * download. The embedded default: measured against unsynced files under DATA_DIR
+ * (`EMBEDDED_ARTIFACTS=files`) and a second SQLite file (measured, not offered), it costs the
+ * service the least CPU per submission (docs/object-storage.md, "The embedded default and switching").
  */
 export class DatabaseArtifactStore implements ArtifactStore {
   readonly inDatabase = true;

@@ -7,6 +7,7 @@ import { JobNotifier } from '../jobs/notifier.js';
 import { SecretBox } from '../secret-box.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
 import type { Driver } from './driver.js';
+import { FileArtifactStore } from './embedded/file-artifact-store.js';
 import { defaultLedgerFile, ErasureLedger } from './erasure-ledger.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { S3ArtifactStore } from './object-store/s3-artifact-store.js';
@@ -32,7 +33,12 @@ import { tenantScope } from './tenant-scope.js';
 export type { SystemStore } from './system-store.js';
 
 export type StoreConfig = Pick<Config, 'dataDir' | 'databaseUrl' | 'slaSeconds' | 'jobMaxAttempts'> &
-  Partial<Pick<Config, 'databasePoolSize' | 'webhookSecretsKey' | 'objectStore' | 'erasureLedger'>>;
+  Partial<
+    Pick<
+      Config,
+      'databasePoolSize' | 'webhookSecretsKey' | 'objectStore' | 'erasureLedger' | 'embeddedArtifacts'
+    >
+  >;
 
 /** The master key of sealed values and the erasure ledger: WEBHOOK_SECRETS_KEY, else its generated file. */
 export function masterKeyFor(config: StoreConfig): Buffer {
@@ -46,6 +52,13 @@ export function ledgerFor(config: StoreConfig): ErasureLedger {
   return new ErasureLedger(config.erasureLedger ?? defaultLedgerFile(config.dataDir), () =>
     masterKeyFor(config),
   );
+}
+
+/** The store `config` names for report bytes; none = in the database (`DatabaseArtifactStore`). */
+function artifactStoreFor(config: StoreConfig): { artifacts?: ArtifactStore } {
+  if (config.objectStore) return { artifacts: new S3ArtifactStore(config.objectStore) };
+  if (isPostgresUrl(config.databaseUrl)) return {};
+  return config.embeddedArtifacts === 'files' ? { artifacts: new FileArtifactStore(config.dataDir) } : {};
 }
 
 export function isPostgresUrl(url: string | undefined): url is string {
@@ -177,7 +190,7 @@ export class Store implements TenantGateway, ArtifactGateway {
       {
         clock,
         logger,
-        ...(config.objectStore ? { artifacts: new S3ArtifactStore(config.objectStore) } : {}),
+        ...artifactStoreFor(config),
         // The key that seals webhook secrets (WEBHOOK_SECRETS_KEY, else generated in DATA_DIR).
         sealer: () =>
           new SecretBox(

@@ -11,9 +11,17 @@ declare module 'vitest' {
   }
 }
 
-/** The settings of the run's object store, for every service a test starts in the postgres-s3 project. */
+/**
+ * The settings of the run's object store, for every service a test starts in the postgres-s3
+ * project; with `HEALTHSPAN_TEST_ARTIFACTS=files` on SQLite (by hand: the embedded
+ * default keeps its bytes in the database), the embedded store's files for them.
+ */
 export function objectStoreUnderTest(): Record<string, string> {
-  if (process.env.HEALTHSPAN_TEST_ARTIFACTS !== 's3') return {};
+  const mode = process.env.HEALTHSPAN_TEST_ARTIFACTS;
+  if (mode === 'files' && process.env.HEALTHSPAN_TEST_STORE !== 'postgres') {
+    return { EMBEDDED_ARTIFACTS: mode };
+  }
+  if (mode !== 's3') return {};
   return {
     ARTIFACT_STORE: `s3://${TEST_BUCKET}/suite-${randomUUID()}`,
     AWS_ENDPOINT_URL_S3: inject('s3Endpoint'),
