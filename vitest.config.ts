@@ -51,8 +51,8 @@ const TIER_EXCLUDE = process.env.HEALTHSPAN_TEST_TIER === 'fast' ? FULL_ONLY : [
 
 /**
  * The integration suite once more on PostgreSQL with the report bytes in an object store
- * (s3rver, ARTIFACT_STORE): only when HEALTHSPAN_TEST_S3_SUITE=1 asks for it, since it is a
- * whole pass of the suite (docs/object-storage.md).
+ * (s3rver, ARTIFACT_STORE), when HEALTHSPAN_TEST_S3_SUITE=1 asks for it: `npm test` (and so CI)
+ * sets it; a file run by hand runs on the two stores alone (docs/object-storage.md).
  */
 const OBJECT_STORE_SUITE = process.env.HEALTHSPAN_TEST_S3_SUITE === '1';
 
