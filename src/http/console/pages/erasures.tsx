@@ -1,4 +1,5 @@
 import type { ErasureRecord } from '../../../store/tenant-access.js';
+import { Field } from './form-field.js';
 import { Csrf } from './layout.js';
 
 function when(time: string | null, none: string): string {
@@ -19,43 +20,20 @@ function removed(e: ErasureRecord): string {
   return `Submissions: ${submissions}, results: ${results}, report files: ${artifacts}`;
 }
 
-/** One labelled text field, with its error tied to it for screen readers. */
+/** A subject reference typed afresh: never filled in again after a refusal, not spell-checked. */
 function SubjectField({
-  id,
   name,
   label,
   hint,
   error,
 }: {
-  id: string;
   name: string;
   label: string;
   hint: string;
   error: string | undefined;
 }) {
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <span class="hint" id={`${id}-hint`}>
-        {hint}
-      </span>
-      <input
-        id={id}
-        name={name}
-        type="text"
-        autocomplete="off"
-        spellcheck={false}
-        required
-        aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
-        aria-invalid={error ? 'true' : undefined}
-      />
-      {error ? (
-        <span class="error" id={`${id}-error`}>
-          {error}
-        </span>
-      ) : null}
-    </div>
-  );
+  const form = { values: {}, errors: error ? { [name]: error } : {} };
+  return <Field name={name} label={label} hint={hint} form={form} idPrefix="e" required spellcheck={false} />;
 }
 
 /** The first step of "Request an erasure": the subject reference, checked on the next step. */
@@ -70,7 +48,6 @@ export function RequestForm({ csrf, error }: { csrf: string; error?: string | un
       <form method="post" action="/console/erasures/confirm" class="filters">
         <Csrf token={csrf} />
         <SubjectField
-          id="e-subject"
           name="subject"
           label="Subject reference"
           hint="The partnerSubjectId your submissions carried"
@@ -108,7 +85,6 @@ export function ConfirmErasure({
         <Csrf token={csrf} />
         <input type="hidden" name="subject" value={subject} />
         <SubjectField
-          id="e-again"
           name="again"
           label="Subject reference, again"
           hint="Exactly as you typed it on the previous step"

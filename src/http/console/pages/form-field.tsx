@@ -13,6 +13,8 @@ export function Field({
   hint,
   idPrefix = 'cb',
   inputMode,
+  required,
+  spellcheck,
 }: {
   name: string;
   label: string;
@@ -22,6 +24,9 @@ export function Field({
   /** Keeps ids apart between the pages' forms. */
   idPrefix?: string;
   inputMode?: 'numeric';
+  required?: boolean;
+  /** False for what is not prose (references, keys): no spelling marks under it. */
+  spellcheck?: boolean;
 }) {
   const id = `${idPrefix}-${name}`;
   const error = form.errors[name];
@@ -39,6 +44,8 @@ export function Field({
         name={name}
         type={type}
         inputmode={inputMode}
+        required={required}
+        spellcheck={spellcheck}
         value={type === 'password' ? '' : (form.values[name] ?? '')}
         aria-describedby={described || undefined}
         aria-invalid={error ? 'true' : undefined}
