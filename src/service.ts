@@ -10,6 +10,7 @@ import { type AppDeps, buildApp } from './http/app.js';
 import { PageCursors } from './http/cursor.js';
 import { DownloadLinks } from './http/download-links.js';
 import type { ListenTiming } from './http/listen-stream.js';
+import { checksIdentity } from './ingest/index.js';
 import { BackupScheduler, lastBackupSeconds } from './lifecycle/backup-scheduler.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import type { ReplayReport } from './lifecycle/replay.js';
@@ -83,6 +84,8 @@ export interface ServiceOptions {
 export async function startService(config: Config, options: ServiceOptions): Promise<RunningService> {
   const { clock, role = 'all', logger = createLogger(config.logLevel) } = options;
   checkSettings(config, role);
+  // The door's and the check step's fingerprint, taken now rather than by the first submission.
+  checksIdentity();
   // Before the store opens: the pg instrumentation must patch the client before it connects.
   const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: VERSION, role }) : undefined;
   const { store, replayed } = await openServiceStore(config, { clock, logger, stopTracing });

@@ -18,8 +18,14 @@ import { sha256Hex } from '../hash.js';
  * again per submission waiting across a deploy, the cost of a false "same" a check skipped.
  */
 export function checksIdentity(): string {
+  identity ??= checksIdentityOf(new URL('./check.js', import.meta.url));
   return identity;
 }
+
+// Taken once per process, on first use: reading and hashing the modules takes some 30 ms, which
+// a command that accepts and checks nothing (most of the CLI's) should not spend at its start;
+// the service takes it as it starts (`startService`), so its first submission does not wait.
+let identity: string | undefined;
 
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*['"]([^'"]+)['"]/g;
 
@@ -90,7 +96,3 @@ function packageVersion(require: NodeJS.Require, name: string): string {
     dir = parent;
   }
 }
-
-// Taken when the module loads, at the service's start (last, once the functions above exist):
-// reading and hashing the modules takes some 30 ms, which the first submission must not wait for.
-const identity = checksIdentityOf(new URL('./check.js', import.meta.url));
