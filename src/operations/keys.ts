@@ -57,8 +57,16 @@ export interface OperatorKeys {
 /** The partner's side: the keys of the account a console session was opened for. */
 export type AccountKeys = TenantAccess['keys'];
 
-function expiryOf(lifetimeMs: number | null, now: Date): Date | null {
-  return lifetimeMs === null ? null : new Date(now.getTime() + lifetimeMs);
+/** The key and its expiry, made the same way for both sides; undefined for a lifetime of zero or less. */
+function mint(request: KeyRequest, now: Date) {
+  if (request.lifetimeMs !== null && request.lifetimeMs <= 0) return undefined;
+  const key = generateApiKey(request.mode);
+  return {
+    apiKey: key.apiKey,
+    keyHash: key.hash,
+    keyPrefix: key.displayPrefix,
+    expiresAt: request.lifetimeMs === null ? null : new Date(now.getTime() + request.lifetimeMs),
+  };
 }
 
 /** A key for the partner credential the operator names, of either mode (a sandbox made if need be). */
@@ -68,21 +76,13 @@ export async function issueOperatorKey(
   request: KeyRequest,
   context: KeyContext,
 ): Promise<{ ok: true; key: IssuedKey } | { ok: false; reason: 'no_lifetime' }> {
-  if (request.lifetimeMs !== null && request.lifetimeMs <= 0) return { ok: false, reason: 'no_lifetime' };
-  const key = generateApiKey(request.mode);
-  const stored = await accounts.insertKey(
-    {
-      partnerId,
-      keyHash: key.hash,
-      keyPrefix: key.displayPrefix,
-      expiresAt: expiryOf(request.lifetimeMs, context.now),
-      mode: request.mode,
-    },
-    context.origin,
-  );
+  const minted = mint(request, context.now);
+  if (!minted) return { ok: false, reason: 'no_lifetime' };
+  const { apiKey, ...key } = minted;
+  const stored = await accounts.insertKey({ partnerId, ...key, mode: request.mode }, context.origin);
   return {
     ok: true,
-    key: { keyId: stored.keyId, mode: request.mode, apiKey: key.apiKey, expiresAt: stored.expiresAt },
+    key: { keyId: stored.keyId, mode: request.mode, apiKey, expiresAt: stored.expiresAt },
   };
 }
 
@@ -96,23 +96,12 @@ export async function issueAccountKey(
   request: KeyRequest,
   context: KeyContext,
 ): Promise<KeyOutcome> {
-  if (request.lifetimeMs !== null && request.lifetimeMs <= 0) return { ok: false, reason: 'no_lifetime' };
-  const key = generateApiKey(request.mode);
-  const made = await keys.create(
-    {
-      mode: request.mode,
-      expiresAt: expiryOf(request.lifetimeMs, context.now),
-      keyHash: key.hash,
-      keyPrefix: key.displayPrefix,
-      credentialOf,
-    },
-    context.origin,
-  );
+  const minted = mint(request, context.now);
+  if (!minted) return { ok: false, reason: 'no_lifetime' };
+  const { apiKey, ...key } = minted;
+  const made = await keys.create({ mode: request.mode, ...key, credentialOf }, context.origin);
   if (!made.ok) return made;
-  return {
-    ok: true,
-    key: { keyId: made.keyId, mode: made.mode, apiKey: key.apiKey, expiresAt: made.expiresAt },
-  };
+  return { ok: true, key: { keyId: made.keyId, mode: made.mode, apiKey, expiresAt: made.expiresAt } };
 }
 
 /** Revokes any key (the operator's); revoking twice keeps the first time. */
