@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { hashSecret, newSecret } from '../../auth/secret-token.js';
 import { ApiError } from '../errors.js';
 import { type ConsoleOptions, html } from './context.js';
 import { messagePage } from './pages/layout.js';
 import { consoleState, requireSession } from './signed-in.js';
-import { hashSecret, newSecret } from './tokens.js';
 
 const USED_LINK = [
   'This sign-in link has already been used, has expired (links work once, within 5 minutes), or is not valid.',

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { hashSecret } from '../../auth/secret-token.js';
 import type { AuditOrigin } from '../../domain/audit.js';
 import type {
   ConsoleGateway,
@@ -10,7 +11,6 @@ import type {
 import { sessionOrigin } from '../../store/tenant-access.js';
 import { correlationIdOf } from '../errors.js';
 import type { CsrfTokens } from './tokens.js';
-import { hashSecret } from './tokens.js';
 
 /** A session ends after this long without a request (OWASP ASVS 5.0 §7.3). */
 export const IDLE_MS = 30 * 60 * 1000;

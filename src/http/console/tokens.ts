@@ -1,9 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from '../../derive-key.js';
 
-// The console's routes and session read the link and cookie secrets here, beside the CSRF tokens.
-export { hashSecret, newSecret } from '../../auth/secret-token.js';
-
 /** The CSRF token of a session: a MAC of its id under a key derived from the service's signing secret. */
 export class CsrfTokens {
   private readonly key: Buffer;
