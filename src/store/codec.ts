@@ -12,11 +12,6 @@ export function bool(value: number | boolean): boolean {
   return value === true || value === 1;
 }
 
-/** A JSON column as text: as stored on SQLite, serialised again where a driver parsed it. */
-export function jsonAsText(value: string | object): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
-
 export function json<T>(value: string | object | null): T | null {
   if (value === null) return null;
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;

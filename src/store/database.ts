@@ -11,6 +11,11 @@ export type NullableTimestamp = ColumnType<string | Date | null, string | null, 
 export type Bool = ColumnType<number | boolean, number | boolean, number | boolean>;
 export type Json = ColumnType<string | object, string, string>;
 export type NullableJson = ColumnType<string | object | null, string | null, string | null>;
+/**
+ * A JSON document stored packed (`packing/packed-json.ts`): bytes as the drivers return them, or
+ * text in rows written before packing. Read through `unpackJson`.
+ */
+export type PackedJson = ColumnType<Uint8Array | string, Buffer | string, Buffer | string>;
 
 export interface TenantTable {
   id: string;
@@ -62,8 +67,8 @@ export interface SubmissionTable {
   status: string;
   correlation_id: string;
   request_id: string;
-  original_body: Json;
-  normalised_body: Json;
+  original_body: PackedJson;
+  normalised_body: PackedJson;
   document_count: number;
   marker_count: number;
   received_at: Timestamp;
@@ -127,7 +132,7 @@ export interface ResultTable {
   id: string;
   tenant_id: string;
   submission_id: string;
-  bundle: Json;
+  bundle: PackedJson;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -34,7 +34,7 @@ export interface PriorClaim {
   /** The same request bytes (by hash); SQLite answers 0 or 1. */
   same_request: boolean | number;
   /** The stored body, when it is needed to compare (the hashes differ); may be null otherwise. */
-  original_body: string | null;
+  original_body: Uint8Array | string | null;
   /** The submission was erased: its row is gone, and the fields below are null. */
   erased: boolean | number;
   partner_submission_id: string | null;

@@ -8,6 +8,7 @@ import { INGEST_JOB_TYPE } from '../domain/statuses.js';
 import type { Lease, NewJob } from '../jobs/types.js';
 import { tracing } from '../telemetry/tracing.js';
 import { artifactIdFor, newId, subjectIdFor } from './ids.js';
+import { packJson } from './packing/packed-json.js';
 
 /**
  * The rows the store writes, each built in one place: whichever driver or statement writes a
@@ -111,7 +112,8 @@ export const AUDIT_COLUMNS = [
   'outcome',
 ] as const;
 
-type Value = string | number | null;
+/** Packed JSON documents are bytes (`packing/packed-json.ts`); every other value is text or a number. */
+type Value = string | number | Buffer | null;
 export type JobRow = Record<(typeof JOB_COLUMNS)[number], Value>;
 export type SubmissionRow = Record<(typeof SUBMISSION_COLUMNS)[number], Value>;
 export type IdempotencyRow = Record<(typeof IDEMPOTENCY_COLUMNS)[number], Value>;
@@ -187,8 +189,8 @@ export function submissionRow(id: string, s: SubmissionValues, now: Date): Submi
     status: 'received',
     correlation_id: s.correlationId,
     request_id: s.requestId,
-    original_body: s.originalBody,
-    normalised_body: s.normalisedBody,
+    original_body: packJson(s.originalBody, 'submission'),
+    normalised_body: packJson(s.normalisedBody, 'submission'),
     document_count: s.documentCount,
     marker_count: s.markerCount,
     received_at: nowIso,
@@ -244,7 +246,7 @@ export function resultRow(
     id: r.id,
     tenant_id: r.tenantId,
     submission_id: r.submissionId,
-    bundle: r.bundleJson,
+    bundle: packJson(r.bundleJson, 'result'),
     created_at: nowIso,
     updated_at: nowIso,
   };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptedSubmissionSchema, submissionDetailSchema } from '../../src/http/schemas.js';
+import { isPacked, unpackJson } from '../../src/store/packing/packed-json.js';
 import {
   bodyFor,
   createAccount,
@@ -76,8 +77,11 @@ describe('POST /v1/submissions then GET /v1/submissions/{id}', () => {
       .where('id', '=', String(res.json.submissionId))
       .executeTakeFirstOrThrow();
     expect(row.tenant_id).toBe(account.tenantId);
-    const original = JSON.parse(String(row.original_body));
-    const normalised = JSON.parse(String(row.normalised_body));
+    // Both packed (store/packing/): a fraction of their text's size.
+    expect(isPacked(row.original_body) && isPacked(row.normalised_body)).toBe(true);
+    const original = JSON.parse(unpackJson(row.original_body));
+    const normalised = JSON.parse(unpackJson(row.normalised_body));
+    expect(row.normalised_body.length).toBeLessThan(unpackJson(row.normalised_body).length / 4);
     expect(original.markers[0].code).toBe('ALB');
     const codes = normalised.markers.map((m: { code: string }) => m.code);
     expect(codes).toContain('ALBUMIN');

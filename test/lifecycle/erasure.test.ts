@@ -3,7 +3,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/index.js';
-import { findInFiles, storeFiles } from '../helpers/byte-scan.js';
+import { isPacked, unpackJson } from '../../src/store/packing/packed-json.js';
+import { findInFiles, ownWeightKg, packedDocuments, storeFiles } from '../helpers/byte-scan.js';
 import { cliFor, setCallback } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import {
@@ -50,6 +51,7 @@ async function submit(
       b.partnerSubmissionId = partnerSubmissionId;
       b.options.requestedOutputs = ['score', 'json', 'html', 'pdf'];
       b.sourceMetadata.labName = lab;
+      b.subject.measurements = { ...b.subject.measurements, weightKg: ownWeightKg(subject) };
     }),
     { apiKey: account.apiKey, idempotencyKey },
   );
@@ -89,23 +91,20 @@ async function erasureDone(account: TestAccount, erasureId: string) {
   );
 }
 
-/** Every table's rows as text, for a search of what is left. */
+/** Every table's rows as text (packed documents unpacked), for a search of what is left. */
 async function everyRowAsText(store: Store): Promise<string> {
   const db = store.driver.db;
   const tables = await db.introspection.getTables();
   const out: string[] = [];
   for (const table of tables) {
     if (table.name.startsWith('kysely_')) continue;
-    const rows =
-      store.driver.name === 'postgres'
-        ? (
-            await sql<{ t: string }>`select t::text as t from ${sql.table(table.name)} t`.execute(db)
-          ).rows.map((r) => r.t)
-        : (await sql<Record<string, unknown>>`select * from ${sql.table(table.name)}`.execute(db)).rows.map(
-            (r) =>
-              JSON.stringify(r, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v)),
-          );
-    out.push(...rows);
+    const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table.name)}`.execute(db);
+    // Packed documents as their text; other bytes as they are.
+    const asText = (v: Uint8Array) => (isPacked(v) ? unpackJson(v) : Buffer.from(v).toString('latin1'));
+    // Before JSON.stringify, which would turn a Buffer into a list of numbers.
+    const readable = (r: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof Uint8Array ? asText(v) : v]));
+    out.push(...rows.map((r) => JSON.stringify(readable(r))));
   }
   return out.join('\n');
 }
@@ -145,6 +144,11 @@ describe('erasure of a subject', () => {
     expect((await fetch(link)).status).toBe(200);
     await waitUntil(async () => ctx.receiver.deliveries.length >= 3, 30_000, 'three callbacks');
     await queueIdle();
+    const db = ctx.service.store.driver.db;
+    // Their packed bodies and bundles, whose words the file scan cannot see.
+    const erasedDocuments = await packedDocuments(db, [a.submissionId, b.submissionId]);
+    const keptDocuments = await packedDocuments(db, [kept.submissionId]);
+    expect([erasedDocuments.length, keptDocuments.length]).toEqual([6, 3]);
 
     const requested = await erase(account, s.subject);
     expect(requested.status).toBe(202);
@@ -193,7 +197,7 @@ describe('erasure of a subject', () => {
     const text = await everyRowAsText(ctx.service.store);
     for (const needle of [s.subject, ...s.submissions, s.lab]) expect(text).not.toContain(needle);
     expect(text).toContain(other.subject);
-    const db = ctx.service.store.driver.db;
+    expect(text).toContain(other.lab);
     for (const table of ['submissions', 'results', 'artifacts'] as const) {
       const rows = await db
         .selectFrom(table)
@@ -214,9 +218,9 @@ describe('erasure of a subject', () => {
       // Nothing readable in the files themselves: the database, its WAL and shared memory.
       const files = storeFiles(ctx.service.config.dataDir);
       expect(files).toContain(path.join(ctx.service.config.dataDir, 'healthspan.sqlite'));
-      expect(findInFiles(files, [s.subject, ...s.submissions, s.lab])).toEqual([]);
-      // The scan can find what it looks for: the kept subject is still there.
-      expect(findInFiles(files.slice(0, 1), [other.subject])).toHaveLength(1);
+      expect(findInFiles(files, [s.subject, ...s.submissions, s.lab, ...erasedDocuments])).toEqual([]);
+      // The scan can find what it looks for: the kept subject and its documents are still there.
+      expect(findInFiles(files.slice(0, 1), [other.subject, ...keptDocuments])).toHaveLength(4);
     }
   });
 

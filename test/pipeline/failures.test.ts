@@ -4,6 +4,7 @@ import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentJobError } from '../../src/queue/types.js';
 import type { Worker } from '../../src/queue/worker.js';
+import { packJson, unpackJson } from '../../src/store/packing/packed-json.js';
 import { SkewedClock } from '../helpers/clock.js';
 import { startPipelineWorker, waitUntil } from '../helpers/pipeline.js';
 import {
@@ -129,11 +130,11 @@ describe('pipeline failures', () => {
                   .select('normalised_body')
                   .where('id', '=', job.submissionId!)
                   .executeTakeFirstOrThrow();
-                const changed = JSON.parse(String(row.normalised_body));
+                const changed = JSON.parse(unpackJson(row.normalised_body));
                 changed.options.requestedOutcomes = ['wellbeing.renal'];
                 await db
                   .updateTable('submissions')
-                  .set({ normalised_body: JSON.stringify(changed) })
+                  .set({ normalised_body: packJson(JSON.stringify(changed), 'submission') })
                   .where('id', '=', job.submissionId!)
                   .execute();
                 throw new Error('the first attempt fails');
@@ -190,7 +191,7 @@ describe('pipeline failures', () => {
     await service.store.driver.db
       .updateTable('submissions')
       .set({
-        original_body: JSON.stringify(broken),
+        original_body: packJson(JSON.stringify(broken), 'submission'),
         door_checks: doorChecks,
         door_outcome: doorChecks && 'passed',
       })

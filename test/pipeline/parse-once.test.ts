@@ -5,6 +5,7 @@ import { LoadedSubmission } from '../../src/pipeline/steps/handover.js';
 import type { HandlerContext, JobDefinition } from '../../src/queue/types.js';
 import type { Worker } from '../../src/queue/worker.js';
 import { artifactIdFor } from '../../src/store/ids.js';
+import { packJson } from '../../src/store/packing/packed-json.js';
 import { storedBytes } from '../helpers/artifact-bytes.js';
 import { startPipelineWorker, waitUntil } from '../helpers/pipeline.js';
 import {
@@ -77,7 +78,7 @@ describe('what the door recorded of its checks', () => {
     // Checked again, this body would be rejected as unreadable; the checks it passed stand.
     await s.store.driver.db
       .updateTable('submissions')
-      .set({ original_body: '{"not json' })
+      .set({ original_body: packJson('{"not json', 'submission') })
       .where('id', '=', id)
       .execute();
     running.push(startPipelineWorker(s));
@@ -100,7 +101,11 @@ describe('what the door recorded of its checks', () => {
     const stale = { ...JSON.parse(normalised), partnerSubjectId: 'stale' };
     await s.store.driver.db
       .updateTable('submissions')
-      .set({ door_checks: null, door_outcome: null, normalised_body: JSON.stringify(stale) })
+      .set({
+        door_checks: null,
+        door_outcome: null,
+        normalised_body: packJson(JSON.stringify(stale), 'submission'),
+      })
       .where('id', '=', id)
       .execute();
     expect(await s.store.system.pipeline.load(db, id)).toMatchObject({ doorCheck: null });

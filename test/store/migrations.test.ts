@@ -11,6 +11,7 @@ import { artifactIdFor } from '../../src/store/ids.js';
 import { Store, type StoreConfig } from '../../src/store/index.js';
 import { migrateTo, migrateToLatest, pendingMigrations } from '../../src/store/migrate.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { isPacked, type StoredJson, unpackJson } from '../../src/store/packing/packed-json.js';
 import { operatorOrigin } from '../../src/store/repositories/accounts.js';
 import { AUDIT_COLUMNS } from '../../src/store/rows.js';
 import { WebhookAdmin } from '../../src/webhooks/admin.js';
@@ -95,6 +96,30 @@ describe('migrations', () => {
     };
     const box = new SecretBox('migration-test-webhook-secrets-key-0123456789');
     const now = () => new Date();
+    const documentsTakeBytes = async (table: 'submissions' | 'results', columns: readonly string[]) => {
+      if (driver.name !== 'postgres') return;
+      for (const column of columns) {
+        await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} type bytea using convert_to(${sql.ref(column)}::text, 'UTF8')`.execute(
+          db,
+        );
+      }
+    };
+    const asTextOfTheTime = async (table: 'submissions' | 'results', columns: readonly string[]) => {
+      const { rows } = await sql<Record<string, StoredJson>>`select * from ${sql.table(table)}`.execute(db);
+      for (const column of columns) {
+        if (driver.name === 'postgres') {
+          await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} type json using '{}'::json`.execute(
+            db,
+          );
+        }
+        for (const row of rows) {
+          expect(isPacked(row[column]!)).toBe(true);
+          await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${unpackJson(row[column]!)} where id = ${row.id}`.execute(
+            db,
+          );
+        }
+      }
+    };
 
     // Until 0009 there is no audit trail to write to: the rows of the older versions are written
     // without their audit events.
@@ -130,6 +155,10 @@ describe('migrations', () => {
       actor_key_id: 'uuid',
       occurred_at: 'timestamptz',
     } as const;
+    // Until 0024 the documents were JSON text (PostgreSQL: `json`), but today's repositories
+    // pack them: they take bytes while the old versions' rows are written, and the rows are turned
+    // back into the text of their time before the migrations run (`asTextOfTheTime`).
+    await documentsTakeBytes('submissions', ['original_body', 'normalised_body']);
     let standIn = db.schema.createTable('audit_events');
     for (const column of AUDIT_COLUMNS) {
       const type =
@@ -169,6 +198,7 @@ describe('migrations', () => {
 
     // 0002: a result with its artifacts, one of them stored and available.
     await at('0002_results');
+    await documentsTakeBytes('results', ['bundle']);
     const bundle = { outcomes: [{ id: 'wellbeing.general', risk: 0.12 }] } as unknown as ModelResult;
     const pdf = Buffer.from('%PDF-1.7 bytes written at 0002');
     const { resultId } = await store.system.batcher.submit(async (trx) => {
@@ -311,6 +341,8 @@ describe('migrations', () => {
     ] as const) {
       await sql`alter table ${sql.table(table)} drop column ${sql.ref(column)}`.execute(db);
     }
+    await asTextOfTheTime('submissions', ['original_body', 'normalised_body']);
+    await asTextOfTheTime('results', ['bundle']);
     const { applied } = await migrateToLatest(driver);
     expect(applied).toEqual(ALL.slice(ALL.indexOf('0007_lz4_compression')));
     expect(await pendingMigrations(driver)).toEqual([]);
@@ -342,7 +374,9 @@ describe('migrations', () => {
       .select('original_body')
       .where('id', '=', first.submissionId)
       .executeTakeFirstOrThrow();
-    expect(stillStored.original_body).toBe(body);
+    // Stored as text before 0024, read back as it was; new rows are packed.
+    expect(isPacked(stillStored.original_body)).toBe(false);
+    expect(unpackJson(stillStored.original_body)).toBe(body);
     // Accepted before the door recorded its checks: the check step runs them in full.
     expect(await store.system.pipeline.load(db, first.submissionId)).toMatchObject({
       normalisedBody: body,

@@ -4,6 +4,7 @@ import { iso } from '../codec.js';
 import type { Committer } from '../commit-batcher.js';
 import type { Driver, PriorClaim } from '../driver.js';
 import { newId } from '../ids.js';
+import { unpackJson } from '../packing/packed-json.js';
 import { type NamedQuery, namedQuery } from '../prepared.js';
 import {
   auditRow,
@@ -166,7 +167,7 @@ function held(prior: PriorClaim): HeldClaim {
   return {
     erased: false,
     sameRequest: Boolean(prior.same_request),
-    originalBody: prior.original_body,
+    originalBody: prior.original_body === null ? null : unpackJson(prior.original_body),
     accepted: {
       submissionId: prior.submission_id,
       jobId: prior.job_id,

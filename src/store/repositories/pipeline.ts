@@ -1,7 +1,8 @@
 import type { ApiMode } from '../../domain/mode.js';
 import type { SubmissionStatus } from '../../domain/statuses.js';
-import { iso, jsonAsText } from '../codec.js';
+import { iso } from '../codec.js';
 import type { Driver } from '../driver.js';
+import { packJson, type StoredJson, unpackJson } from '../packing/packed-json.js';
 import { type Executor as Db, type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
 import type { DoorCheck } from '../rows.js';
 import { namedPartnerId, setSubmissionStatus } from '../statements.js';
@@ -32,7 +33,7 @@ interface Row {
   mode: ApiMode;
   partner_submission_id: string;
   status: string;
-  normalised_body: string | object;
+  normalised_body: StoredJson;
   received_at: string | Date;
   correlation_id: string;
   request_id: string;
@@ -110,7 +111,7 @@ export class PipelineRepository {
       mode: row.mode,
       partnerSubmissionId: row.partner_submission_id,
       status: row.status,
-      normalisedBody: jsonAsText(row.normalised_body),
+      normalisedBody: unpackJson(row.normalised_body),
       receivedAt: iso(row.received_at),
       correlationId: row.correlation_id,
       requestId: row.request_id,
@@ -123,10 +124,10 @@ export class PipelineRepository {
 
   /** The body as the partner sent it. */
   async originalBody(db: Db, submissionId: string): Promise<string | undefined> {
-    const [row] = await this.runner.all<{ original_body: string | object }>(db, this.q.originalBody, {
+    const [row] = await this.runner.all<{ original_body: StoredJson }>(db, this.q.originalBody, {
       id: submissionId,
     });
-    return row ? jsonAsText(row.original_body) : undefined;
+    return row ? unpackJson(row.original_body) : undefined;
   }
 
   async setStatus(db: Db, submissionId: string, status: SubmissionStatus, now: Date): Promise<void> {
@@ -136,7 +137,7 @@ export class PipelineRepository {
   async setNormalised(db: Db, submissionId: string, normalisedBody: string, now: Date): Promise<void> {
     await this.runner.run(db, this.q.setNormalised, {
       id: submissionId,
-      body: normalisedBody,
+      body: packJson(normalisedBody, 'submission'),
       now: now.toISOString(),
     });
   }

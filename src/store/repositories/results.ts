@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { ModelResult } from '../../domain/model/types.js';
 import { ARTIFACT_TYPES, type ArtifactType } from '../../domain/submission/outcomes.js';
-import { iso, isoOrNull, json, jsonAsText } from '../codec.js';
+import { iso, isoOrNull } from '../codec.js';
 import type { Database } from '../database.js';
 import type { AvailableArtifactValues, Driver } from '../driver.js';
 import { resultIdFor } from '../ids.js';
+import { type StoredJson, unpackJson } from '../packing/packed-json.js';
 import { type Executor, type NamedQuery, namedQuery, slot } from '../prepared.js';
 import { pendingArtifactRow, resultRow } from '../rows.js';
 import { namedPartnerId, touchResult } from '../statements.js';
@@ -137,17 +138,14 @@ export class ResultsRepository {
     submissionId: string,
   ): Promise<{ resultId: string; bundleJson: string; artifacts: ArtifactRecord[] } | undefined> {
     const rows = await this.driver.runner.all<
-      { result_id: string; bundle: string | object; artifact_id: string | null } & Omit<
-        ArtifactSummaryRow,
-        'id'
-      >
+      { result_id: string; bundle: StoredJson; artifact_id: string | null } & Omit<ArtifactSummaryRow, 'id'>
     >(db, this.q.withArtifacts, { submissionId });
     const first = rows[0];
     if (!first) return undefined;
     const artifacts = rows.flatMap((row) =>
       row.artifact_id === null ? [] : [toArtifact({ ...row, id: row.artifact_id })],
     );
-    const bundleJson = jsonAsText(first.bundle);
+    const bundleJson = unpackJson(first.bundle);
     return { resultId: first.result_id, bundleJson, artifacts };
   }
 
@@ -232,7 +230,7 @@ export class TenantResults {
       partnerSubmissionId: row.partner_submission_id,
       submissionStatus: row.status,
       updatedAt: iso(row.updated_at),
-      bundle: json<ModelResult>(row.bundle)!,
+      bundle: JSON.parse(unpackJson(row.bundle)) as ModelResult,
       artifacts: artifacts.map(toArtifact).sort((a, b) => order(a.type) - order(b.type)),
     };
   }
@@ -260,8 +258,8 @@ export class TenantResults {
       partnerId: String(row.named_partner_id),
       partnerSubjectId: row.partner_subject_id,
       receivedAt: iso(row.received_at),
-      normalisedBody: jsonAsText(row.normalised_body),
-      bundle: json<ModelResult>(row.bundle)!,
+      normalisedBody: unpackJson(row.normalised_body),
+      bundle: JSON.parse(unpackJson(row.bundle)) as ModelResult,
     };
   }
 }
