@@ -8,7 +8,7 @@ import { INGEST_JOB_TYPE } from '../domain/statuses.js';
 import type { Lease, NewJob } from '../jobs/types.js';
 import { tracing } from '../telemetry/tracing.js';
 import { artifactIdFor, newId, subjectIdFor } from './ids.js';
-import { packJson } from './packing/packed-json.js';
+import type { PackKind } from './packing/dictionaries.js';
 
 /**
  * The rows the store writes, each built in one place: whichever driver or statement writes a
@@ -177,7 +177,15 @@ export interface SubmissionValues {
   doorCheck?: DoorCheck;
 }
 
-export function submissionRow(id: string, s: SubmissionValues, now: Date): SubmissionRow {
+/** A JSON document as the driver stores it (`Driver.storedDocument`). */
+export type StoredDocument = (text: string, kind: PackKind) => Buffer | string;
+
+export function submissionRow(
+  id: string,
+  s: SubmissionValues,
+  now: Date,
+  stored: StoredDocument,
+): SubmissionRow {
   const nowIso = now.toISOString();
   return {
     id,
@@ -189,8 +197,8 @@ export function submissionRow(id: string, s: SubmissionValues, now: Date): Submi
     status: 'received',
     correlation_id: s.correlationId,
     request_id: s.requestId,
-    original_body: packJson(s.originalBody, 'submission'),
-    normalised_body: packJson(s.normalisedBody, 'submission'),
+    original_body: stored(s.originalBody, 'submission'),
+    normalised_body: stored(s.normalisedBody, 'submission'),
     document_count: s.documentCount,
     marker_count: s.markerCount,
     received_at: nowIso,
@@ -240,13 +248,14 @@ export function idempotencyRow(
 export function resultRow(
   r: { id: string; tenantId: string; submissionId: string; bundleJson: string },
   now: Date,
+  stored: StoredDocument,
 ): ResultRow {
   const nowIso = now.toISOString();
   return {
     id: r.id,
     tenant_id: r.tenantId,
     submission_id: r.submissionId,
-    bundle: packJson(r.bundleJson, 'result'),
+    bundle: stored(r.bundleJson, 'result'),
     created_at: nowIso,
     updated_at: nowIso,
   };

@@ -14,6 +14,7 @@ import {
   jobRow,
   pendingArtifactRow,
   resultRow,
+  type StoredDocument,
   type SubmissionValues,
   submissionRow,
 } from '../../src/store/rows.js';
@@ -70,12 +71,14 @@ const subjects: Record<'sqlite' | 'postgres', () => Promise<Subject>> = {
 
 describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
   let s: Subject;
+  let stored: StoredDocument;
   let tenantId: string;
   let partnerId: string;
   let values: SubmissionValues;
 
   beforeAll(async () => {
     s = await subjects[name]();
+    stored = (text, kind) => s.driver.storedDocument(text, kind);
     expect(s.driver.name).toBe(name);
     await s.store.migrate();
     tenantId = (await s.store.system.accounts.createTenant('T')).tenantId;
@@ -127,7 +130,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     );
     const rows = {
       claim,
-      submission: submissionRow(submissionId, values, T0),
+      submission: submissionRow(submissionId, values, T0, stored),
       job: jobRow(
         firstJob({ jobId, submissionId }, values, { slaSeconds: 300, maxAttempts: 5 }, T0),
         T0,
@@ -144,7 +147,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     // The same key again, within its 24 hours: nothing written; the claim it lost to, if read.
     const again = {
       claim: { ...claim, submission_id: uuid(3), job_id: uuid(4), created_at: at(1000).toISOString() },
-      submission: submissionRow(uuid(3), values, at(1000)),
+      submission: submissionRow(uuid(3), values, at(1000), stored),
       job: jobRow(
         firstJob(
           { jobId: uuid(4), submissionId: uuid(3) },
@@ -176,7 +179,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
         created_at: later.toISOString(),
         expires_at: at(2 * 86_400_000).toISOString(),
       },
-      submission: submissionRow(uuid(3), values, later),
+      submission: submissionRow(uuid(3), values, later, stored),
       job: jobRow(
         firstJob(
           { jobId: uuid(4), submissionId: uuid(3) },
@@ -369,13 +372,17 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
 
   it('writes a result with its pending artifacts once, and stores artifacts with their bytes', async () => {
     const submissionId = uuid(1);
-    const result = resultRow({ id: uuid(200), tenantId, submissionId, bundleJson: '{"outcomes":[]}' }, T0);
+    const result = resultRow(
+      { id: uuid(200), tenantId, submissionId, bundleJson: '{"outcomes":[]}' },
+      T0,
+      stored,
+    );
     const artifacts = ['json', 'pdf'].map((type) => pendingArtifactRow(result, type));
     expect(await s.driver.createResult(s.driver.db, result, artifacts)).toBe(true);
     expect(await row('results', uuid(200))).toEqual(result);
     for (const a of artifacts) expect(await row('artifacts', String(a.id))).toEqual(a);
     // A re-run writes nothing.
-    const rerun = resultRow({ id: uuid(201), tenantId, submissionId, bundleJson: '{}' }, at(5));
+    const rerun = resultRow({ id: uuid(201), tenantId, submissionId, bundleJson: '{}' }, at(5), stored);
     expect(await s.driver.createResult(s.driver.db, rerun, [pendingArtifactRow(rerun, 'html')])).toBe(false);
     expect(
       await s.driver.db.selectFrom('artifacts').select('id').where('result_id', '=', uuid(201)).execute(),

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { ownWeightKg } from './byte-scan.js';
 import { consoleGet, signIn } from './console.js';
 import { waitUntil } from './pipeline.js';
 import {
@@ -49,7 +48,6 @@ export async function send(
       b.partnerSubmissionId = strings.submission;
       b.options.requestedOutputs = outputs;
       b.sourceMetadata.labName = strings.lab;
-      b.subject.measurements = { ...b.subject.measurements, weightKg: ownWeightKg(strings.subject) };
     }),
     { apiKey: account.apiKey, idempotencyKey },
   );

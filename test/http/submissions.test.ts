@@ -77,11 +77,12 @@ describe('POST /v1/submissions then GET /v1/submissions/{id}', () => {
       .where('id', '=', String(res.json.submissionId))
       .executeTakeFirstOrThrow();
     expect(row.tenant_id).toBe(account.tenantId);
-    // Both packed (store/packing/): a fraction of their text's size.
-    expect(isPacked(row.original_body) && isPacked(row.normalised_body)).toBe(true);
+    // Packed on PostgreSQL (store/packing/), to a fraction of their text's size; text on SQLite.
+    const packed = service.store.driver.name === 'postgres';
+    expect([isPacked(row.original_body), isPacked(row.normalised_body)]).toEqual([packed, packed]);
     const original = JSON.parse(unpackJson(row.original_body));
     const normalised = JSON.parse(unpackJson(row.normalised_body));
-    expect(row.normalised_body.length).toBeLessThan(unpackJson(row.normalised_body).length / 4);
+    if (packed) expect(row.normalised_body.length).toBeLessThan(unpackJson(row.normalised_body).length / 4);
     expect(original.markers[0].code).toBe('ALB');
     const codes = normalised.markers.map((m: { code: string }) => m.code);
     expect(codes).toContain('ALBUMIN');

@@ -4,7 +4,7 @@ import readline from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentJobError } from '../../src/queue/types.js';
 import type { Worker } from '../../src/queue/worker.js';
-import { packJson, unpackJson } from '../../src/store/packing/packed-json.js';
+import { unpackJson } from '../../src/store/packing/packed-json.js';
 import { SkewedClock } from '../helpers/clock.js';
 import { startPipelineWorker, waitUntil } from '../helpers/pipeline.js';
 import {
@@ -134,7 +134,12 @@ describe('pipeline failures', () => {
                 changed.options.requestedOutcomes = ['wellbeing.renal'];
                 await db
                   .updateTable('submissions')
-                  .set({ normalised_body: packJson(JSON.stringify(changed), 'submission') })
+                  .set({
+                    normalised_body: service.store.driver.storedDocument(
+                      JSON.stringify(changed),
+                      'submission',
+                    ),
+                  })
                   .where('id', '=', job.submissionId!)
                   .execute();
                 throw new Error('the first attempt fails');
@@ -191,7 +196,7 @@ describe('pipeline failures', () => {
     await service.store.driver.db
       .updateTable('submissions')
       .set({
-        original_body: packJson(JSON.stringify(broken), 'submission'),
+        original_body: service.store.driver.storedDocument(JSON.stringify(broken), 'submission'),
         door_checks: doorChecks,
         door_outcome: doorChecks && 'passed',
       })

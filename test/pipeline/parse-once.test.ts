@@ -5,7 +5,6 @@ import { LoadedSubmission } from '../../src/pipeline/steps/handover.js';
 import type { HandlerContext, JobDefinition } from '../../src/queue/types.js';
 import type { Worker } from '../../src/queue/worker.js';
 import { artifactIdFor } from '../../src/store/ids.js';
-import { packJson } from '../../src/store/packing/packed-json.js';
 import { storedBytes } from '../helpers/artifact-bytes.js';
 import { startPipelineWorker, waitUntil } from '../helpers/pipeline.js';
 import {
@@ -78,7 +77,7 @@ describe('what the door recorded of its checks', () => {
     // Checked again, this body would be rejected as unreadable; the checks it passed stand.
     await s.store.driver.db
       .updateTable('submissions')
-      .set({ original_body: packJson('{"not json', 'submission') })
+      .set({ original_body: s.store.driver.storedDocument('{"not json', 'submission') })
       .where('id', '=', id)
       .execute();
     running.push(startPipelineWorker(s));
@@ -104,7 +103,7 @@ describe('what the door recorded of its checks', () => {
       .set({
         door_checks: null,
         door_outcome: null,
-        normalised_body: packJson(JSON.stringify(stale), 'submission'),
+        normalised_body: s.store.driver.storedDocument(JSON.stringify(stale), 'submission'),
       })
       .where('id', '=', id)
       .execute();

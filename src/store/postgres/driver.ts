@@ -11,6 +11,7 @@ import type {
   PriorClaim,
 } from '../driver.js';
 import { MIGRATION_LOCK_KEY, pollForMigrationLock } from '../locks.js';
+import { packJson } from '../packing/packed-json.js';
 import { type Executor, namedQuery, type PreparedRunner, QueriesByCount } from '../prepared.js';
 import {
   ARTIFACT_COLUMNS,
@@ -75,6 +76,7 @@ export function openPostgresDriver(
         throw new DatabaseUnavailableError(explainConnectFailure(error, url));
       }
     },
+    storedDocument: (text, kind) => packJson(text, kind),
     bool: (value) => value,
     jsonText: (column, field) => sql<string | null>`${sql.ref(column)}->>${field}`,
     readConsistent: (fn) => db.transaction().setIsolationLevel('repeatable read').execute(fn),

@@ -112,7 +112,7 @@ export class IngestWriter {
     };
     const written = await this.driver.ingest({
       claim,
-      submission: submissionRow(submissionId, c, now),
+      submission: submissionRow(submissionId, c, now, (text, kind) => this.driver.storedDocument(text, kind)),
       job: jobRow(firstJob({ jobId, submissionId }, c, this.policy, now), now, null),
       audit: auditRow(
         c.tenantId,

@@ -2,7 +2,7 @@ import type { ApiMode } from '../../domain/mode.js';
 import type { SubmissionStatus } from '../../domain/statuses.js';
 import { iso } from '../codec.js';
 import type { Driver } from '../driver.js';
-import { packJson, type StoredJson, unpackJson } from '../packing/packed-json.js';
+import { type StoredJson, unpackJson } from '../packing/packed-json.js';
 import { type Executor as Db, type NamedQuery, namedQuery, type PreparedRunner, slot } from '../prepared.js';
 import type { DoorCheck } from '../rows.js';
 import { namedPartnerId, setSubmissionStatus } from '../statements.js';
@@ -54,10 +54,12 @@ export class PipelineRepository {
   };
 
   private readonly runner: PreparedRunner;
+  private readonly storedBody: (text: string) => Buffer | string;
 
   constructor(driver: Driver) {
     const db = driver.db;
     this.runner = driver.runner;
+    this.storedBody = (text) => driver.storedDocument(text, 'submission');
     this.q = {
       load: namedQuery(
         db
@@ -137,7 +139,7 @@ export class PipelineRepository {
   async setNormalised(db: Db, submissionId: string, normalisedBody: string, now: Date): Promise<void> {
     await this.runner.run(db, this.q.setNormalised, {
       id: submissionId,
-      body: packJson(normalisedBody, 'submission'),
+      body: this.storedBody(normalisedBody),
       now: now.toISOString(),
     });
   }

@@ -200,6 +200,10 @@ class SqliteDriver implements Driver {
 
   async checkConnection(): Promise<void> {}
 
+  storedDocument(text: string): string {
+    return text;
+  }
+
   bool(value: boolean): number {
     return value ? 1 : 0;
   }
