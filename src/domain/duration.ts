@@ -33,6 +33,23 @@ export function durationText(ms: number): string {
   return `${ms / size}${unit}`;
 }
 
+const UNIT_WORDS: Readonly<Record<string, readonly [string, string]>> = {
+  ms: ['millisecond', 'milliseconds'],
+  s: ['second', 'seconds'],
+  m: ['minute', 'minutes'],
+  h: ['hour', 'hours'],
+  d: ['day', 'days'],
+};
+
+/** A duration in words for a label (`24h` → `24 hours`, `1h` → `1 hour`). */
+export function durationWords(text: string): string {
+  const m = DURATION.exec(text);
+  const words = m && UNIT_WORDS[m[2] ?? ''];
+  if (!m || !words) throw new Error(`${text} is not a duration such as ${DURATION_EXAMPLES}`);
+  const n = Number(m[1]);
+  return `${n} ${n === 1 ? words[0] : words[1]}`;
+}
+
 /** A string that is a duration (the settings' and request bodies' schemas). */
 export const durationSchema = z
   .string()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationMs, durationSchema, durationText } from '../../src/domain/duration.js';
+import { durationMs, durationSchema, durationText, durationWords } from '../../src/domain/duration.js';
 
 /** The one duration grammar: settings, the operator CLI, the API and the console read it. */
 describe('durations', () => {
@@ -33,5 +33,18 @@ describe('durations', () => {
       expect(durationText(ms)).toBe(text);
       expect(durationMs(text)).toBe(ms);
     }
+  });
+
+  it('says a duration in words for a label, one or many', () => {
+    expect(['24h', '1h', '7d', '1d', '30s', '1m', '500ms'].map(durationWords)).toEqual([
+      '24 hours',
+      '1 hour',
+      '7 days',
+      '1 day',
+      '30 seconds',
+      '1 minute',
+      '500 milliseconds',
+    ]);
+    expect(() => durationWords('a day')).toThrow('a day is not a duration such as 500ms, 30s, 5m, 24h or 7d');
   });
 });

@@ -1,3 +1,4 @@
+import { durationWords } from '../../../domain/duration.js';
 import type { EndpointView } from '../../../operations/callback-endpoint.js';
 import { ROTATION_ACTIVATE_IN } from '../../../webhooks/rotation.js';
 import { DELIVERY_STATUSES, type EventPage } from '../../event-schemas.js';
@@ -19,9 +20,12 @@ export const FAILURE_LABELS: Record<string, string> = {
 
 /** When a secret rotated now starts signing (the API's activateIn forms); the first is the default. */
 export const ACTIVATE_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
-  { value: ROTATION_ACTIVATE_IN, label: 'In 24 hours (both secrets sign until then)' },
-  { value: '1h', label: 'In 1 hour' },
-  { value: '7d', label: 'In 7 days' },
+  {
+    value: ROTATION_ACTIVATE_IN,
+    label: `In ${durationWords(ROTATION_ACTIVATE_IN)} (both secrets sign until then)`,
+  },
+  { value: '1h', label: `In ${durationWords('1h')}` },
+  { value: '7d', label: `In ${durationWords('7d')}` },
   { value: '0s', label: 'At once' },
 ];
 
