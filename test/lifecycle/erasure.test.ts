@@ -90,6 +90,13 @@ async function erasureDone(account: TestAccount, erasureId: string) {
   );
 }
 
+/** Bytes as text: a packed document's own, other bytes as they are. */
+const bytesAsText = (v: Uint8Array) => (isPacked(v) ? unpackJson(v) : Buffer.from(v).toString('latin1'));
+
+/** A row with its bytes as text, before JSON.stringify, which would list a Buffer's numbers. */
+const readable = (r: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof Uint8Array ? bytesAsText(v) : v]));
+
 /** Every table's rows as text (packed documents unpacked), for a search of what is left. */
 async function everyRowAsText(store: Store): Promise<string> {
   const db = store.driver.db;
@@ -98,11 +105,6 @@ async function everyRowAsText(store: Store): Promise<string> {
   for (const table of tables) {
     if (table.name.startsWith('kysely_')) continue;
     const { rows } = await sql<Record<string, unknown>>`select * from ${sql.table(table.name)}`.execute(db);
-    // Packed documents as their text; other bytes as they are.
-    const asText = (v: Uint8Array) => (isPacked(v) ? unpackJson(v) : Buffer.from(v).toString('latin1'));
-    // Before JSON.stringify, which would turn a Buffer into a list of numbers.
-    const readable = (r: Record<string, unknown>) =>
-      Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v instanceof Uint8Array ? asText(v) : v]));
     out.push(...rows.map((r) => JSON.stringify(readable(r))));
   }
   return out.join('\n');

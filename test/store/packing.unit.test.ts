@@ -55,11 +55,10 @@ describe('packed JSON documents', () => {
     expect(packJson(JSON.stringify(JSON.parse(example)), 'submission').length).toBeLessThan(250);
   });
 
-  it('reads values stored before packing: text, its bytes, or JSON the driver parsed', () => {
+  it('reads values stored before packing: text, or its bytes', () => {
     expect(unpackJson(text)).toBe(text);
     expect(unpackJson(Buffer.from(text, 'utf8'))).toBe(text);
     expect(unpackJson(new Uint8Array(Buffer.from(text, 'utf8')))).toBe(text);
-    expect(unpackJson({ n: 1 })).toBe('{"n":1}');
     expect(isPacked(Buffer.from(text, 'utf8'))).toBe(false);
     expect(isPacked(text)).toBe(false);
   });

@@ -7,8 +7,8 @@ import { CURRENT_DICTIONARY, dictionary, type PackKind } from './dictionaries.js
  */
 const PACKED = 0x00;
 
-/** A JSON column as the drivers return it: bytes (packed or plain), text, or parsed JSON. */
-export type StoredJson = Uint8Array | string | object;
+/** A packed column as the drivers return it: bytes (packed, or plain text's), or text. */
+export type StoredJson = Uint8Array | string;
 
 /** `text` deflated with the current dictionary of its kind: `[0x00, dictionary id, deflate-raw…]`. */
 export function packJson(text: string, kind: PackKind): Buffer {
@@ -17,7 +17,7 @@ export function packJson(text: string, kind: PackKind): Buffer {
   return Buffer.concat([Buffer.from([PACKED, id]), deflated]);
 }
 
-/** True when `value` is a packed value (not plain JSON text or a parsed object). */
+/** True when `value` is a packed value (not plain JSON text). */
 export function isPacked(value: StoredJson): value is Uint8Array {
   return value instanceof Uint8Array && value[0] === PACKED;
 }
@@ -25,7 +25,6 @@ export function isPacked(value: StoredJson): value is Uint8Array {
 /** A stored JSON value's text, whichever way it was stored. */
 export function unpackJson(value: StoredJson): string {
   if (typeof value === 'string') return value;
-  if (!(value instanceof Uint8Array)) return JSON.stringify(value);
   const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   if (bytes[0] !== PACKED) return bytes.toString('utf8');
   if (bytes.length < 2) throw new Error('A stored value is packed but empty.');
