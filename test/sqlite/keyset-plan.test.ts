@@ -1,7 +1,9 @@
 import { CompiledQuery, type KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Driver } from '../../src/store/driver.js';
 import type { Store } from '../../src/store/index.js';
 import { keysetPage } from '../../src/store/keyset.js';
+import { type AuditQuery, AuditRepository } from '../../src/store/repositories/audit.js';
 import { openTestStore } from '../helpers/store.js';
 
 /**
@@ -32,7 +34,7 @@ describe('the keyset page on SQLite', () => {
       transformResult: async (args) => args.result,
     };
     await run(store.driver.db.withPlugin(capture));
-    const [page] = statements;
+    const page = statements.find((s) => s.sql.startsWith('select'));
     expect(page?.sql).toMatch(/< \(\?, \?\) order by .* desc, .* desc limit \?$/);
     const explained = await store.driver.db.executeQuery<{ detail: string }>(
       CompiledQuery.raw(`explain query plan ${page!.sql}`, [...page!.parameters]),
@@ -51,6 +53,34 @@ describe('the keyset page on SQLite', () => {
     expect(plan).toEqual([
       'SEARCH audit_events USING INDEX audit_events_tenant_idx (tenant_id=? AND (occurred_at,id)<(?,?))',
     ]);
+  });
+
+  it('searches the audit trail by reference on audit_events_resource_idx, not the whole range', async () => {
+    const resourceIds = ['0190a7e0-0000-7000-8000-00000000000a', '0190a7e0-0000-7000-8000-00000000000b'];
+    const queries: AuditQuery[] = [
+      { after, limit: 50, resourceIds },
+      {
+        after,
+        limit: 50,
+        resourceIds,
+        since: new Date('2026-11-01T00:00:00Z'),
+        action: 'submission.created',
+      },
+    ];
+    for (const query of queries) {
+      const plan = await planOf((db) =>
+        new AuditRepository(Object.create(store.driver, { db: { value: db } }) as Driver).list(
+          tenantId,
+          query,
+        ),
+      );
+      expect(plan).toEqual([
+        'SEARCH audit_events USING INDEX sqlite_autoindex_audit_events_1 (id=?)',
+        'LIST SUBQUERY 1',
+        'SEARCH audit_events USING INDEX audit_events_resource_idx (tenant_id=? AND resource_id=?)',
+        'USE TEMP B-TREE FOR ORDER BY',
+      ]);
+    }
   });
 
   it('continues the erasures on a range of erasures_requested_idx', async () => {

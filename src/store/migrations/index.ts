@@ -22,6 +22,7 @@ import * as m0021 from './0021_erasure_ledger.js';
 import * as m0022 from './0022_door_check.js';
 import * as m0023 from './0023_lean_submission_rows.js';
 import * as m0024 from './0024_packed_documents.js';
+import * as m0025 from './0025_audit_resource_index.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, driver: DriverName): Promise<void>;
@@ -51,4 +52,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0022_door_check': m0022,
   '0023_lean_submission_rows': m0023,
   '0024_packed_documents': m0024,
+  '0025_audit_resource_index': m0025,
 };
