@@ -32,7 +32,8 @@ import { DoorSignal, doorPacer, PACING_QUIET_MS } from './queue/pacing.js';
 import { Worker } from './queue/worker.js';
 import { type ReadinessCheck, readiness } from './readiness.js';
 import type { ServiceRole } from './service-role.js';
-import { Store } from './store/index.js';
+import { FileArtifactStore } from './store/embedded/file-artifact-store.js';
+import { isPostgresUrl, Store } from './store/index.js';
 import { ERASURE_JOB_TYPE } from './store/repositories/erasures.js';
 import { loadOrCreateSecret } from './store/secrets.js';
 import { sqliteFile } from './store/sqlite/driver.js';
@@ -412,6 +413,9 @@ export function createWorker(
         retentionDays: config.retentionDays,
         auditRetentionDays: config.auditRetentionDays,
         webhookAttemptRetentionMs: config.webhookAttemptRetentionMs,
+        ...(isPostgresUrl(config.databaseUrl) || store.system.artifacts instanceof FileArtifactStore
+          ? {}
+          : { leftArtifactFilesIn: config.dataDir }),
       }),
       ...(config.backupDir === undefined
         ? []

@@ -111,6 +111,7 @@ describe('the cleaner', () => {
       webhookAttempts: 0,
       expiredSubmissions: 0,
       orphanObjects: 0,
+      leftReportFiles: 0,
     });
     expect(await store.system.maintenance.counts()).toMatchObject({ jobs: 8, idempotencyKeys: 0 });
 
@@ -124,6 +125,7 @@ describe('the cleaner', () => {
       webhookAttempts: 0,
       expiredSubmissions: 0,
       orphanObjects: 0,
+      leftReportFiles: 0,
     });
     expect((await jobStatuses()).sort()).toEqual(['pending', 'pending', 'pending', 'running']);
     const left = await store.system.maintenance.counts();
@@ -140,6 +142,7 @@ describe('the cleaner', () => {
       webhookAttempts: 0,
       expiredSubmissions: 0,
       orphanObjects: 0,
+      leftReportFiles: 0,
     });
   });
 

@@ -24,8 +24,9 @@ import {
  * (measured slower than the default, kept for a smaller database and backups;
  * docs/object-storage.md). It keeps the object store's guarantees: bytes written before the
  * commit, lost or altered ones rendered again, erasure and retention delete them (none of an
- * erased subject's strings is left in their files), the cleaner sweeps orphans, and a restored
- * backup serves every report (rendered again where the bytes are not there).
+ * erased subject's strings is left in their files), the cleaner sweeps orphans, a restored
+ * backup serves every report (rendered again where the bytes are not there), and files left by
+ * a switch back to the default are removed.
  */
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -209,6 +210,40 @@ describe('a backup of a store with EMBEDDED_ARTIFACTS=files, restored elsewhere'
         expect(got.status).toBe(200);
         expect(sha256(got.body)).toBe(await recordedSha(second, item.artifactId));
         expect(await second.store.system.artifacts.get(item.artifactId)).toBeDefined();
+      }
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('switching from EMBEDDED_ARTIFACTS=files back to the default', () => {
+  it('removes the files left behind, and serves every report again from the database', async () => {
+    const dataDir = tempDataDir();
+    const first = await startTestService({ DATA_DIR: dataDir, EMBEDDED_ARTIFACTS: 'files' });
+    let account: TestAccount;
+    let items: Awaited<ReturnType<typeof complete>>['items'];
+    try {
+      account = await createAccount(first);
+      ({ items } = await complete(first, account, randomUUID()));
+    } finally {
+      await first.stop();
+    }
+    expect(reportFiles(dataDir).length).toBe(3);
+    // Nothing reads them now, and an erasure could not reach them: the cleaner's first pass removes them.
+    const second = await startTestService({ DATA_DIR: dataDir });
+    try {
+      await waitUntil(
+        async () => (fs.existsSync(path.join(dataDir, 'artifacts')) ? undefined : true),
+        30_000,
+        'the left report files removed',
+      );
+      expect(reportFiles(dataDir)).toEqual([]);
+      for (const item of items) {
+        const got = await download(second, item.access!.downloadUrl);
+        expect(got.status).toBe(200);
+        expect(sha256(got.body)).toBe(await recordedSha(second, item.artifactId));
+        expect(await second.store.system.artifacts.get(item.artifactId)).toEqual(got.body);
       }
     } finally {
       await second.stop();

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { isUuid } from '../../domain/ids.js';
 import { ObjectStoreUnavailableError } from '../../store/artifact-store.js';
+import { removeLeftArtifactFiles } from '../../store/embedded/file-artifact-store.js';
 import type { SystemStore } from '../../store/index.js';
 import { MAINTENANCE_LOCK_KEYS } from '../../store/locks.js';
 import { CLEANER_DEFAULTS } from '../defaults.js';
@@ -30,6 +31,11 @@ export interface CleanerOptions {
    * passed, so the write lock it holds (SQLite's one writer) is never held much longer.
    */
   erasureBudgetMs?: number;
+  /**
+   * DATA_DIR of an embedded store whose report bytes are not in files (today): report files an
+   * earlier `EMBEDDED_ARTIFACTS=files` left there are removed (`removeLeftArtifactFiles`).
+   */
+  leftArtifactFilesIn?: string;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -97,6 +103,7 @@ export class Cleaner implements MaintenanceService {
       webhookAttempts: 0,
       expiredSubmissions: 0,
       orphanObjects: 0,
+      leftReportFiles: 0,
     };
     report.expiredSubmissions = await this.expireSubmissions(new Date(now));
     report.orphanObjects = await this.sweepOrphans(new Date(now - ORPHAN_GRACE_MS));
@@ -136,6 +143,9 @@ export class Cleaner implements MaintenanceService {
       )
         break;
     }
+    // Last: a folder that cannot be removed fails this pass (logged) after the rest was done.
+    const dataDir = this.o.leftArtifactFilesIn;
+    if (dataDir !== undefined) report.leftReportFiles = await removeLeftArtifactFiles(dataDir);
     return report;
   }
 

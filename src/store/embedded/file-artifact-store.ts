@@ -93,6 +93,25 @@ export class FileArtifactStore implements ArtifactStore {
   }
 }
 
+/**
+ * Removes the report files an earlier `EMBEDDED_ARTIFACTS=files` left under DATA_DIR, one shard
+ * at a time (each removal runs on libuv's threads, never the event loop), then the folder. After
+ * a switch nothing reads them (a download renders the report again into today's store) and an
+ * erasure would no longer reach them. Returns the number of files removed.
+ */
+export async function removeLeftArtifactFiles(dataDir: string): Promise<number> {
+  const root = path.join(dataDir, ARTIFACT_FILES_DIR);
+  let removed = 0;
+  for (const entry of await readdirOrEmpty(root)) {
+    const at = path.join(root, entry);
+    const inside = await readdirOrEmpty(at).catch(() => [entry]);
+    await fs.promises.rm(at, { recursive: true, force: true });
+    removed += inside.length;
+  }
+  await fs.promises.rm(root, { recursive: true, force: true });
+  return removed;
+}
+
 async function readdirOrEmpty(dir: string): Promise<string[]> {
   try {
     return await fs.promises.readdir(dir);
