@@ -135,7 +135,7 @@ export const METRIC_CATALOG = {
     name: 'healthspan_object_store_operations_total',
     type: 'counter',
     labels: ['operation', 'outcome'],
-    help: 'Report objects in the object store (ARTIFACT_STORE): writes, reads, deletes and presigned redirects (ok, missing or error), and reports rendered again for a download because their stored bytes were missing or altered (either store).',
+    help: 'Report objects in the object store (ARTIFACT_STORE, or the files of EMBEDDED_ARTIFACTS=files): writes, reads, deletes and presigned redirects (ok, missing or error), and reports rendered again for a download because their stored bytes were missing or altered (either store).',
   },
   ready: {
     name: 'healthspan_ready',

@@ -217,6 +217,64 @@ describe('a backup of a store with EMBEDDED_ARTIFACTS=files, restored elsewhere'
   });
 });
 
+describe('EMBEDDED_ARTIFACTS=files on a file system that refuses, mid-run', () => {
+  it('retries the render step past its attempts, answers downloads 503, then completes everything', async () => {
+    const dataDir = tempDataDir();
+    const service = await startTestService({
+      DATA_DIR: dataDir,
+      RATE_LIMIT_PER_MINUTE: '0',
+      EMBEDDED_ARTIFACTS: 'files',
+      JOB_MAX_ATTEMPTS: '2',
+      JOB_RETRY_BASE_MS: '50',
+    });
+    const folder = path.join(dataDir, 'artifacts');
+    try {
+      const account = await createAccount(service);
+      const before = await complete(service, account, randomUUID());
+      // A plain file where the folder was: every write and read under it fails with ENOTDIR.
+      fs.renameSync(folder, `${folder}.away`);
+      fs.writeFileSync(folder, 'not a folder');
+      const refused = await download(service, before.items[0]!.access!.downloadUrl);
+      expect(refused.status).toBe(503);
+
+      const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+      expect(res.status).toBe(202);
+      const id = String(res.json.submissionId);
+      const detail = async () =>
+        (await getJson(service, `/v1/submissions/${id}`, { 'x-api-key': account.apiKey })).json as {
+          status: string;
+          jobs: Array<{ type: string; attempts: number }>;
+        };
+      await waitUntil(
+        async () => {
+          const d = await detail();
+          expect(d.status).not.toBe('failed');
+          return (d.jobs.find((j) => j.type === 'pipeline.render_reports')?.attempts ?? 0) > 2
+            ? d
+            : undefined;
+        },
+        60_000,
+        'the render step retried past its attempts',
+      );
+
+      fs.rmSync(folder);
+      fs.renameSync(`${folder}.away`, folder);
+      await waitUntil(
+        async () => {
+          const d = await detail();
+          expect(d.status).not.toBe('failed');
+          return d.status === 'completed' ? d : undefined;
+        },
+        60_000,
+        'completed once the files can be written',
+      );
+      expect((await download(service, before.items[0]!.access!.downloadUrl)).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
 describe('switching from EMBEDDED_ARTIFACTS=files back to the default', () => {
   it('removes the files left behind, and serves every report again from the database', async () => {
     const dataDir = tempDataDir();

@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../../hash.js';
-import type { ArtifactBytes, ArtifactStore, StoredPage } from '../artifact-store.js';
+import {
+  type ArtifactBytes,
+  type ArtifactStore,
+  ObjectStoreUnavailableError,
+  type StoredPage,
+} from '../artifact-store.js';
+import { countObjectOperation as counted } from '../object-operations.js';
 
 /** The folder under DATA_DIR that holds one file per artifact, in 256 shards. */
 export const ARTIFACT_FILES_DIR = 'artifacts';
@@ -13,6 +19,8 @@ const NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{1,}$/;
  * Report bytes as files under DATA_DIR (`artifacts/<first 2 characters>/<id>`), written before
  * the commit that marks them available and never synced on their own: they are derived data, so
  * a file lost in a crash or torn by one fails the download's sha256 check and is rendered again.
+ * A file system that refuses (full, read-only, failing) is an unavailable store, as S3 down is:
+ * the render step and erasures wait for it without limit, downloads answer `503`.
  */
 export class FileArtifactStore implements ArtifactStore {
   readonly inDatabase = false;
@@ -28,7 +36,13 @@ export class FileArtifactStore implements ArtifactStore {
   }
 
   async write(artifacts: readonly ArtifactBytes[]): Promise<void> {
-    await Promise.all(artifacts.map((a) => this.put(a.artifactId, a.body)));
+    try {
+      await Promise.all(artifacts.map((a) => this.put(a.artifactId, a.body)));
+    } catch (error) {
+      counted('write', 'error', artifacts.length);
+      throw new ObjectStoreUnavailableError('write a report file', error);
+    }
+    counted('write', 'ok', artifacts.length);
   }
 
   async restore(artifactId: string, body: Buffer): Promise<void> {
@@ -36,16 +50,31 @@ export class FileArtifactStore implements ArtifactStore {
   }
 
   async get(artifactId: string): Promise<Buffer | undefined> {
+    const file = this.file(artifactId);
     try {
-      return await fs.promises.readFile(this.file(artifactId));
+      const bytes = await fs.promises.readFile(file);
+      counted('read', 'ok');
+      return bytes;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        counted('read', 'missing');
+        return undefined;
+      }
+      counted('read', 'error');
+      throw new ObjectStoreUnavailableError('read a report file', error);
     }
   }
 
   async delete(artifactIds: readonly string[]): Promise<void> {
-    await Promise.all(artifactIds.map((id) => fs.promises.rm(this.file(id), { force: true })));
+    if (artifactIds.length === 0) return;
+    const files = artifactIds.map((id) => this.file(id));
+    try {
+      await Promise.all(files.map((f) => fs.promises.rm(f, { force: true })));
+    } catch (error) {
+      counted('delete', 'error', artifactIds.length);
+      throw new ObjectStoreUnavailableError('delete report files', error);
+    }
+    counted('delete', 'ok', artifactIds.length);
   }
 
   /** DATA_DIR must be writable, which the database's own check already asks. */
@@ -54,6 +83,14 @@ export class FileArtifactStore implements ArtifactStore {
   }
 
   async stored(before: Date, after: string | undefined, limit: number): Promise<StoredPage> {
+    try {
+      return await this.page(before, after, limit);
+    } catch (error) {
+      throw new ObjectStoreUnavailableError('list report files', error);
+    }
+  }
+
+  private async page(before: Date, after: string | undefined, limit: number): Promise<StoredPage> {
     const shards = (await readdirOrEmpty(this.root)).filter((s) => s.length === 2).sort();
     const artifactIds: string[] = [];
     let seen = 0;

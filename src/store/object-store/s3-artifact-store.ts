@@ -4,7 +4,6 @@ import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { Client, S3Error } from 'minio';
 import { sha256Hex } from '../../hash.js';
-import { emit } from '../../telemetry/events.js';
 import {
   type ArtifactBytes,
   type ArtifactStore,
@@ -12,6 +11,7 @@ import {
   ObjectStoreUnavailableError,
   type StoredPage,
 } from '../artifact-store.js';
+import { countObjectOperation } from '../object-operations.js';
 import type { ObjectStoreSettings } from './settings.js';
 import { putObject } from './signed-put.js';
 
@@ -39,13 +39,7 @@ function agentFor(secure: boolean, options: AgentOptions): http.Agent {
 /** The metadata each object carries: the sha256 its row records (checked before a redirect). */
 const SHA256_META = 'sha256';
 
-function counted(
-  operation: 'write' | 'read' | 'delete' | 'redirect',
-  outcome: 'ok' | 'missing' | 'error',
-  count = 1,
-) {
-  emit('artifact.object', { operation, outcome, count });
-}
+const counted = countObjectOperation;
 
 function isMissing(error: unknown): boolean {
   return error instanceof S3Error && (error.code === 'NoSuchKey' || error.code === 'NotFound');
