@@ -91,10 +91,29 @@ export async function completeSubmission(
   account: TestAccount,
   timeoutMs = 60_000,
 ): Promise<string> {
-  const res = await postSubmission(service, bodyFor(account), { apiKey: account.apiKey });
+  return (await completeTagged(service, account, undefined, timeoutMs)).resultId;
+}
+
+/**
+ * Posts a submission and waits for it to complete. With `tag`, its references are `sub-<tag>`
+ * and `subj-<tag>` (for scans and erasures) and it asks for every report.
+ */
+export async function completeTagged(
+  service: TestService,
+  account: TestAccount,
+  tag: string | undefined,
+  timeoutMs = 60_000,
+): Promise<{ submissionId: string; resultId: string }> {
+  const body = bodyFor(account, (b) => {
+    if (tag === undefined) return;
+    b.partnerSubjectId = `subj-${tag}`;
+    b.partnerSubmissionId = `sub-${tag}`;
+    b.options.requestedOutputs = ['score', 'json', 'html', 'pdf'];
+  });
+  const res = await postSubmission(service, body, { apiKey: account.apiKey });
   if (res.status !== 202) throw new Error(`submission answered ${res.status}: ${JSON.stringify(res.json)}`);
   const submissionId = res.json.submissionId as string;
-  return waitUntil(
+  const resultId = await waitUntil(
     async () => {
       const r = await getJson(service, `/v1/submissions/${submissionId}`, { 'x-api-key': account.apiKey });
       return r.json.status === 'completed' ? (r.json.resultId as string) : undefined;
@@ -102,4 +121,5 @@ export async function completeSubmission(
     timeoutMs,
     'completion',
   );
+  return { submissionId, resultId };
 }

@@ -6,14 +6,13 @@ import { ConfigError } from '../../src/config.js';
 import { resultSchema } from '../../src/http/result-body.js';
 import { Cleaner, ORPHAN_GRACE_MS } from '../../src/queue/maintenance/cleaner.js';
 import type { S3ArtifactStore } from '../../src/store/object-store/s3-artifact-store.js';
-import { completeSubmission, waitUntil } from '../helpers/pipeline.js';
+import { eraseSubject } from '../helpers/backup-drill.js';
+import { completeSubmission, completeTagged, waitUntil } from '../helpers/pipeline.js';
 import { freePort } from '../helpers/processes.js';
 import { TEST_BUCKET, TestS3Server } from '../helpers/s3.js';
 import {
-  bodyFor,
   createAccount,
   getJson,
-  postSubmission,
   startTestService,
   type TestAccount,
   type TestService,
@@ -131,44 +130,13 @@ describe('report bytes in an S3-compatible object store', () => {
   it('deletes the objects of an erased subject: none of its strings is left in the object store’s files', async () => {
     const tag = randomUUID().replace(/-/g, '');
     const subject = `subj-${tag}`;
-    const res = await postSubmission(
-      service,
-      bodyFor(account, (b) => {
-        b.partnerSubjectId = subject;
-        b.partnerSubmissionId = `sub-${tag}`;
-        b.options.requestedOutputs = ['score', 'json', 'html', 'pdf'];
-      }),
-      { apiKey: account.apiKey },
-    );
-    expect(res.status).toBe(202);
-    const submissionId = String(res.json.submissionId);
-    const resultId = await waitUntil(
-      async () => {
-        const r = await getJson(service, `/v1/submissions/${submissionId}`, { 'x-api-key': account.apiKey });
-        return r.json.status === 'completed' ? String(r.json.resultId) : undefined;
-      },
-      60_000,
-      'completion',
-    );
+    const { resultId } = await completeTagged(service, account, tag);
     const ids = (await artifactsOf(resultId)).map((i) => i.artifactId);
     const contains = () => s3.files().some((f) => f.includes(`sub-${tag}`));
     // The JSON and HTML reports carry the partner's reference: the scan below can find it.
     expect(contains()).toBe(true);
 
-    const erased = await fetch(`${service.url}/v1/subjects/${encodeURIComponent(subject)}`, {
-      method: 'DELETE',
-      headers: { 'x-api-key': account.apiKey },
-    });
-    expect(erased.status).toBe(202);
-    const erasureId = String(((await erased.json()) as Record<string, unknown>).erasureId);
-    await waitUntil(
-      async () => {
-        const r = await getJson(service, `/v1/erasures/${erasureId}`, { 'x-api-key': account.apiKey });
-        return r.json.status === 'completed';
-      },
-      60_000,
-      'erasure completed',
-    );
+    await eraseSubject(service, account, subject);
     expect(ids.filter((id) => fs.existsSync(objectPath(id)))).toEqual([]);
     expect(contains()).toBe(false);
   });

@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { resultSchema } from '../../src/http/result-body.js';
 import { Cleaner, ORPHAN_GRACE_MS } from '../../src/queue/maintenance/cleaner.js';
+import { eraseSubject } from '../helpers/backup-drill.js';
 import { findInFiles, storeFiles } from '../helpers/byte-scan.js';
 import { runCli } from '../helpers/cli.js';
-import { waitUntil } from '../helpers/pipeline.js';
+import { completeTagged, waitUntil } from '../helpers/pipeline.js';
 import {
   bodyFor,
   createAccount,
@@ -32,27 +33,9 @@ import {
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 async function complete(service: TestService, account: TestAccount, tag: string) {
-  const res = await postSubmission(
-    service,
-    bodyFor(account, (b) => {
-      b.partnerSubjectId = `subj-${tag}`;
-      b.partnerSubmissionId = `sub-${tag}`;
-      b.options.requestedOutputs = ['score', 'json', 'html', 'pdf'];
-    }),
-    { apiKey: account.apiKey },
-  );
-  expect(res.status).toBe(202);
-  const submissionId = String(res.json.submissionId);
-  const resultId = await waitUntil(
-    async () => {
-      const r = await getJson(service, `/v1/submissions/${submissionId}`, { 'x-api-key': account.apiKey });
-      return r.json.status === 'completed' ? String(r.json.resultId) : undefined;
-    },
-    60_000,
-    'completion',
-  );
-  const res2 = await getJson(service, `/v1/results/${resultId}`, { 'x-api-key': account.apiKey });
-  return { submissionId, items: resultSchema.parse(res2.json).artifacts.items };
+  const { submissionId, resultId } = await completeTagged(service, account, tag);
+  const res = await getJson(service, `/v1/results/${resultId}`, { 'x-api-key': account.apiKey });
+  return { submissionId, items: resultSchema.parse(res.json).artifacts.items };
 }
 
 async function download(service: TestService, downloadUrl: string) {
@@ -68,22 +51,6 @@ async function recordedSha(service: TestService, artifactId: string): Promise<st
     .where('id', '=', artifactId)
     .executeTakeFirstOrThrow();
   return row.sha256!;
-}
-
-async function eraseSubject(service: TestService, account: TestAccount, subject: string): Promise<void> {
-  const erased = await fetch(`${service.url}/v1/subjects/${encodeURIComponent(subject)}`, {
-    method: 'DELETE',
-    headers: { 'x-api-key': account.apiKey },
-  });
-  expect(erased.status).toBe(202);
-  const erasureId = String(((await erased.json()) as Record<string, unknown>).erasureId);
-  await waitUntil(
-    async () =>
-      (await getJson(service, `/v1/erasures/${erasureId}`, { 'x-api-key': account.apiKey })).json.status ===
-      'completed',
-    60_000,
-    'erasure completed',
-  );
 }
 
 /** The files that hold report bytes apart from healthspan.sqlite. */
