@@ -11,8 +11,9 @@ const SERVER = path.resolve(import.meta.dirname, '../fixtures/s3-server.mjs');
 
 /**
  * An S3-compatible server (s3rver 3.7, from npm) on a free loopback port, its objects under a
- * temporary directory. It checks no signature and no credentials: it shows behaviour and faults,
- * not access control or speed (docs/object-storage.md). `stop` and `start` end and restart its
+ * temporary directory. It checks the access key id (`S3RVER`) and, started with a `secret`, the
+ * header signatures (a front in the fixture); never presigned URLs' signatures, access control
+ * or speed (docs/object-storage.md). `stop` and `start` end and restart its
  * process on the same port and directory, for the fault tests.
  */
 export class TestS3Server {
@@ -21,12 +22,18 @@ export class TestS3Server {
   private constructor(
     readonly port: number,
     readonly directory: string,
+    /** With a secret, a front checks every header-signed request's SigV4 signature against it. */
+    readonly secret: string | undefined,
   ) {}
 
-  static async start(buckets: string[] = [TEST_BUCKET]): Promise<TestS3Server> {
+  static async start(
+    buckets: string[] = [TEST_BUCKET],
+    opts: { secret?: string } = {},
+  ): Promise<TestS3Server> {
     const server = new TestS3Server(
       await freePort(),
       fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-s3-')),
+      opts.secret,
     );
     await server.start(buckets);
     return server;
@@ -43,15 +50,20 @@ export class TestS3Server {
       AWS_ENDPOINT_URL_S3: this.endpoint,
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'S3RVER',
-      // s3rver checks no signature: any secret will do; this one must never be logged.
-      AWS_SECRET_ACCESS_KEY: 's3rver-secret-never-logged',
+      // Without `secret` s3rver checks no signature: any will do; this one must never be logged.
+      AWS_SECRET_ACCESS_KEY: this.secret ?? 's3rver-secret-never-logged',
     };
   }
 
   async start(buckets: string[] = [TEST_BUCKET]): Promise<void> {
-    const child = spawn(process.execPath, [SERVER, String(this.port), this.directory, ...buckets], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const secret = this.secret === undefined ? [] : ['--secret', this.secret];
+    const child = spawn(
+      process.execPath,
+      [SERVER, String(this.port), this.directory, ...buckets, ...secret],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     const output: string[] = [];
     await new Promise<void>((resolve, reject) => {

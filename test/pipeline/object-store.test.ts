@@ -239,4 +239,43 @@ describe('a bad object store setting', () => {
       /^ARTIFACT_STORE: must look like s3:\/\/bucket/,
     );
   });
+
+  it('refuses wrong credentials in one sentence, and works with the right ones, signatures checked', async () => {
+    const checked = await TestS3Server.start(undefined, { secret: 'the-right-secret' });
+    try {
+      const refused =
+        /^ARTIFACT_STORE: s3:\/\/healthspan-test\/reports\/v1\/ refused these credentials \((\w+)\); check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY/;
+      const unknownKey = startTestService({ ...checked.env(PREFIX), AWS_ACCESS_KEY_ID: 'NOT-A-KEY' });
+      await expect(unknownKey).rejects.toThrow(ConfigError);
+      await expect(unknownKey).rejects.toThrow(refused);
+      const wrongSecret = startTestService({
+        ...checked.env(PREFIX),
+        AWS_SECRET_ACCESS_KEY: 'a-wrong-secret',
+      });
+      await expect(wrongSecret).rejects.toThrow(refused);
+      await expect(wrongSecret).rejects.not.toThrow(/a-wrong-secret/);
+
+      // The right secret: the start-up probe and every write, read and delete pass the check.
+      const right = await startTestService({ ...checked.env(PREFIX), RATE_LIMIT_PER_MINUTE: '0' });
+      try {
+        const owner = await createAccount(right);
+        const items = resultSchema.parse(
+          (
+            await getJson(right, `/v1/results/${await completeSubmission(right, owner)}`, {
+              'x-api-key': owner.apiKey,
+            })
+          ).json,
+        ).artifacts.items;
+        expect(items).toHaveLength(3);
+        for (const item of items) {
+          const url = new URL(item.access!.downloadUrl);
+          expect((await fetch(`${right.url}${url.pathname}${url.search}`)).status).toBe(200);
+        }
+      } finally {
+        await right.stop();
+      }
+    } finally {
+      await checked.close();
+    }
+  });
 });
