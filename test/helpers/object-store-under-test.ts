@@ -4,6 +4,9 @@ import { inject } from 'vitest';
 /** The bucket the tests' S3-compatible server makes (test/helpers/s3.ts). */
 export const TEST_BUCKET = 'healthspan-test';
 
+/** The postgres-s3 project's secret: its server checks every request's signature against it. */
+export const SUITE_SECRET = 's3rver-secret-never-logged';
+
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Set by the postgres-s3 project's global setup: the run's S3-compatible server. */
@@ -27,6 +30,6 @@ export function objectStoreUnderTest(): Record<string, string> {
     AWS_ENDPOINT_URL_S3: inject('s3Endpoint'),
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 's3rver-secret-never-logged',
+    AWS_SECRET_ACCESS_KEY: SUITE_SECRET,
   };
 }

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { TEST_BUCKET } from './object-store-under-test.js';
+import { SUITE_SECRET, TEST_BUCKET } from './object-store-under-test.js';
 import { freePort } from './processes.js';
 
 export { TEST_BUCKET };
@@ -11,9 +11,9 @@ const SERVER = path.resolve(import.meta.dirname, '../fixtures/s3-server.mjs');
 
 /**
  * An S3-compatible server (s3rver 3.7, from npm) on a free loopback port, its objects under a
- * temporary directory. It checks the access key id (`S3RVER`) and, started with a `secret`, the
- * header signatures (a front in the fixture); never presigned URLs' signatures, access control
- * or speed (docs/object-storage.md). `stop` and `start` end and restart its
+ * temporary directory. It checks the access key id (`S3RVER`), and a front in the fixture checks
+ * every request's SigV4 signature (header or presigned URL) against `secret`; it shows neither
+ * access control nor speed (docs/object-storage.md). `stop` and `start` end and restart its
  * process on the same port and directory, for the fault tests.
  */
 export class TestS3Server {
@@ -22,8 +22,8 @@ export class TestS3Server {
   private constructor(
     readonly port: number,
     readonly directory: string,
-    /** With a secret, a front checks every header-signed request's SigV4 signature against it. */
-    readonly secret: string | undefined,
+    /** A front checks every request's SigV4 signature (header or presigned) against it. */
+    readonly secret: string,
   ) {}
 
   static async start(
@@ -33,7 +33,7 @@ export class TestS3Server {
     const server = new TestS3Server(
       await freePort(),
       fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-s3-')),
-      opts.secret,
+      opts.secret ?? SUITE_SECRET,
     );
     await server.start(buckets);
     return server;
@@ -50,16 +50,15 @@ export class TestS3Server {
       AWS_ENDPOINT_URL_S3: this.endpoint,
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'S3RVER',
-      // Without `secret` s3rver checks no signature: any will do; this one must never be logged.
-      AWS_SECRET_ACCESS_KEY: this.secret ?? 's3rver-secret-never-logged',
+      // Checked by the fixture's front; it must never be logged.
+      AWS_SECRET_ACCESS_KEY: this.secret,
     };
   }
 
   async start(buckets: string[] = [TEST_BUCKET]): Promise<void> {
-    const secret = this.secret === undefined ? [] : ['--secret', this.secret];
     const child = spawn(
       process.execPath,
-      [SERVER, String(this.port), this.directory, ...buckets, ...secret],
+      [SERVER, String(this.port), this.directory, ...buckets, '--secret', this.secret],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
