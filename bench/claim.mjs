@@ -45,7 +45,7 @@ for (let i = 0; i < Number(values.backlog); i++) {
   accepted.push(
     driver.ingest({
       claim: rows.idempotencyRow(claim, 86_400_000, now),
-      submission: rows.submissionRow(submissionId, sub, now),
+      submission: rows.submissionRow(submissionId, sub, now, driver),
       job: rows.jobRow(job, now, null),
       audit: rows.auditRow(tenantId, entry, origin, now),
     }),

@@ -21,6 +21,8 @@ import { newId } from '../dist/store/ids.js';
 import { firstJob, idempotencyRow, jobRow, submissionRow } from '../dist/store/rows.js';
 
 const root = path.resolve(import.meta.dirname, '..');
+// The embedded default's documents: SQLite stores a body as its text (`Driver.storedDocument`).
+const TEXT_DOCUMENTS = { storedDocument: (text) => text };
 const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '9' },
@@ -155,7 +157,7 @@ function door(bytes) {
     now,
   );
   const job = jobRow(firstJob({ jobId, submissionId }, values, POLICY, now), now, null);
-  const submission = submissionRow(submissionId, values, now);
+  const submission = submissionRow(submissionId, values, now, TEXT_DOCUMENTS);
   const audit = {
     id: newId(),
     tenant_id: TENANT,
@@ -249,7 +251,11 @@ function stages(bytes) {
         const ids = { submissionId: 'a', jobId: 'b' };
         const claim = idempotencyRow({ partnerId: 'p', keyHash: 'k', requestHash: 'h', ...ids }, TTL_MS, now);
         const job = jobRow(firstJob(ids, v, POLICY, now), now, null);
-        return claim.created_at.length + job.id.length + submissionRow('a', v, now).subject_id.length;
+        return (
+          claim.created_at.length +
+          job.id.length +
+          submissionRow('a', v, now, TEXT_DOCUMENTS).subject_id.length
+        );
       },
     ],
   ];

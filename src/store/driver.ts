@@ -3,9 +3,16 @@ import type { Logger } from 'pino';
 import type { WakeSource } from '../jobs/notifier.js';
 import type { Committer } from './commit-batcher.js';
 import type { Database } from './database.js';
-import type { PackKind } from './packing/dictionaries.js';
 import type { Executor, PreparedRunner } from './prepared.js';
-import type { ArtifactRow, AuditRow, IdempotencyRow, JobRow, ResultRow, SubmissionRow } from './rows.js';
+import type {
+  ArtifactRow,
+  AuditRow,
+  DocumentStore,
+  IdempotencyRow,
+  JobRow,
+  ResultRow,
+  SubmissionRow,
+} from './rows.js';
 
 export type DriverName = 'sqlite' | 'postgres';
 
@@ -86,7 +93,7 @@ export interface AvailableArtifactValues {
  *
  * `test/drivers/conformance.test.ts` runs the same cases against both drivers.
  */
-export interface Driver {
+export interface Driver extends DocumentStore {
   readonly name: DriverName;
   readonly db: Kysely<Database>;
   /** Runs the hot-path statements built once (`prepared.ts`) on this database's connection. */
@@ -101,14 +108,6 @@ export interface Driver {
    */
   checkConnection(): Promise<void>;
 
-  /**
-   * A JSON document (a submission's body, as sent or normalised; a result bundle) as this
-   * database stores it. PostgreSQL: packed (`packing/`), spending the service's CPU, which grows
-   * by adding processes, to spare the shared server's and its storage. SQLite: the text, since
-   * the one process would pay for packing itself, its door a third slower
-   * (docs/performance-journal.md, 2026-11-29).
-   */
-  storedDocument(text: string, kind: PackKind): Buffer | string;
   /** A boolean as this database stores it (SQLite: 0 or 1). */
   bool(value: boolean): number | boolean;
   /**

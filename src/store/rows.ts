@@ -177,14 +177,23 @@ export interface SubmissionValues {
   doorCheck?: DoorCheck;
 }
 
-/** A JSON document as the driver stores it (`Driver.storedDocument`). */
-export type StoredDocument = (text: string, kind: PackKind) => Buffer | string;
+/** Where a row's JSON documents get their stored form: the driver (`Driver` extends it). */
+export interface DocumentStore {
+  /**
+   * A JSON document (a submission's body, as sent or normalised; a result bundle) as this
+   * database stores it. PostgreSQL: packed (`packing/`), spending the service's CPU, which grows
+   * by adding processes, to spare the shared server's and its storage. SQLite: the text, since
+   * the one process would pay for packing itself, its door a third slower
+   * (docs/performance-journal.md, 2026-11-29).
+   */
+  storedDocument(text: string, kind: PackKind): Buffer | string;
+}
 
 export function submissionRow(
   id: string,
   s: SubmissionValues,
   now: Date,
-  stored: StoredDocument,
+  docs: DocumentStore,
 ): SubmissionRow {
   const nowIso = now.toISOString();
   return {
@@ -197,8 +206,8 @@ export function submissionRow(
     status: 'received',
     correlation_id: s.correlationId,
     request_id: s.requestId,
-    original_body: stored(s.originalBody, 'submission'),
-    normalised_body: stored(s.normalisedBody, 'submission'),
+    original_body: docs.storedDocument(s.originalBody, 'submission'),
+    normalised_body: docs.storedDocument(s.normalisedBody, 'submission'),
     document_count: s.documentCount,
     marker_count: s.markerCount,
     received_at: nowIso,
@@ -248,14 +257,14 @@ export function idempotencyRow(
 export function resultRow(
   r: { id: string; tenantId: string; submissionId: string; bundleJson: string },
   now: Date,
-  stored: StoredDocument,
+  docs: DocumentStore,
 ): ResultRow {
   const nowIso = now.toISOString();
   return {
     id: r.id,
     tenant_id: r.tenantId,
     submission_id: r.submissionId,
-    bundle: stored(r.bundleJson, 'result'),
+    bundle: docs.storedDocument(r.bundleJson, 'result'),
     created_at: nowIso,
     updated_at: nowIso,
   };

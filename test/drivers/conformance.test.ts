@@ -14,7 +14,6 @@ import {
   jobRow,
   pendingArtifactRow,
   resultRow,
-  type StoredDocument,
   type SubmissionValues,
   submissionRow,
 } from '../../src/store/rows.js';
@@ -71,14 +70,12 @@ const subjects: Record<'sqlite' | 'postgres', () => Promise<Subject>> = {
 
 describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
   let s: Subject;
-  let stored: StoredDocument;
   let tenantId: string;
   let partnerId: string;
   let values: SubmissionValues;
 
   beforeAll(async () => {
     s = await subjects[name]();
-    stored = (text, kind) => s.driver.storedDocument(text, kind);
     expect(s.driver.name).toBe(name);
     await s.store.migrate();
     tenantId = (await s.store.system.accounts.createTenant('T')).tenantId;
@@ -130,7 +127,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     );
     const rows = {
       claim,
-      submission: submissionRow(submissionId, values, T0, stored),
+      submission: submissionRow(submissionId, values, T0, s.driver),
       job: jobRow(
         firstJob({ jobId, submissionId }, values, { slaSeconds: 300, maxAttempts: 5 }, T0),
         T0,
@@ -147,7 +144,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     // The same key again, within its 24 hours: nothing written; the claim it lost to, if read.
     const again = {
       claim: { ...claim, submission_id: uuid(3), job_id: uuid(4), created_at: at(1000).toISOString() },
-      submission: submissionRow(uuid(3), values, at(1000), stored),
+      submission: submissionRow(uuid(3), values, at(1000), s.driver),
       job: jobRow(
         firstJob(
           { jobId: uuid(4), submissionId: uuid(3) },
@@ -179,7 +176,7 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
         created_at: later.toISOString(),
         expires_at: at(2 * 86_400_000).toISOString(),
       },
-      submission: submissionRow(uuid(3), values, later, stored),
+      submission: submissionRow(uuid(3), values, later, s.driver),
       job: jobRow(
         firstJob(
           { jobId: uuid(4), submissionId: uuid(3) },
@@ -375,14 +372,14 @@ describe.each(['sqlite', 'postgres'] as const)('the %s driver', (name) => {
     const result = resultRow(
       { id: uuid(200), tenantId, submissionId, bundleJson: '{"outcomes":[]}' },
       T0,
-      stored,
+      s.driver,
     );
     const artifacts = ['json', 'pdf'].map((type) => pendingArtifactRow(result, type));
     expect(await s.driver.createResult(s.driver.db, result, artifacts)).toBe(true);
     expect(await row('results', uuid(200))).toEqual(result);
     for (const a of artifacts) expect(await row('artifacts', String(a.id))).toEqual(a);
     // A re-run writes nothing.
-    const rerun = resultRow({ id: uuid(201), tenantId, submissionId, bundleJson: '{}' }, at(5), stored);
+    const rerun = resultRow({ id: uuid(201), tenantId, submissionId, bundleJson: '{}' }, at(5), s.driver);
     expect(await s.driver.createResult(s.driver.db, rerun, [pendingArtifactRow(rerun, 'html')])).toBe(false);
     expect(
       await s.driver.db.selectFrom('artifacts').select('id').where('result_id', '=', uuid(201)).execute(),

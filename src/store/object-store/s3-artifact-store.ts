@@ -11,7 +11,7 @@ import {
   ObjectStoreUnavailableError,
   type StoredPage,
 } from '../artifact-store.js';
-import { countObjectOperation } from '../object-operations.js';
+import { countObjectOperation as counted } from '../object-operations.js';
 import type { ObjectStoreSettings } from './settings.js';
 import { putObject } from './signed-put.js';
 
@@ -38,8 +38,6 @@ function agentFor(secure: boolean, options: AgentOptions): http.Agent {
 
 /** The metadata each object carries: the sha256 its row records (checked before a redirect). */
 const SHA256_META = 'sha256';
-
-const counted = countObjectOperation;
 
 function isMissing(error: unknown): boolean {
   return error instanceof S3Error && (error.code === 'NoSuchKey' || error.code === 'NotFound');

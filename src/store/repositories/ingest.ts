@@ -112,7 +112,7 @@ export class IngestWriter {
     };
     const written = await this.driver.ingest({
       claim,
-      submission: submissionRow(submissionId, c, now, (text, kind) => this.driver.storedDocument(text, kind)),
+      submission: submissionRow(submissionId, c, now, this.driver),
       job: jobRow(firstJob({ jobId, submissionId }, c, this.policy, now), now, null),
       audit: auditRow(
         c.tenantId,

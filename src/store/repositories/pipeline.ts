@@ -54,12 +54,10 @@ export class PipelineRepository {
   };
 
   private readonly runner: PreparedRunner;
-  private readonly storedBody: (text: string) => Buffer | string;
 
-  constructor(driver: Driver) {
+  constructor(private readonly driver: Driver) {
     const db = driver.db;
     this.runner = driver.runner;
-    this.storedBody = (text) => driver.storedDocument(text, 'submission');
     this.q = {
       load: namedQuery(
         db
@@ -139,7 +137,7 @@ export class PipelineRepository {
   async setNormalised(db: Db, submissionId: string, normalisedBody: string, now: Date): Promise<void> {
     await this.runner.run(db, this.q.setNormalised, {
       id: submissionId,
-      body: this.storedBody(normalisedBody),
+      body: this.driver.storedDocument(normalisedBody, 'submission'),
       now: now.toISOString(),
     });
   }

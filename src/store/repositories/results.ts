@@ -124,7 +124,7 @@ export class ResultsRepository {
         bundleJson: JSON.stringify(input.bundle),
       },
       now,
-      (text, kind) => this.driver.storedDocument(text, kind),
+      this.driver,
     );
     const artifacts = input.artifactTypes.map((type) => pendingArtifactRow(result, type));
     return { resultId, created: await this.driver.createResult(trx, result, artifacts) };
