@@ -178,9 +178,17 @@ export const SETTINGS = {
   },
   ERASURE_LEDGER: {
     key: 'erasureLedger',
-    schema: z.string().min(1).transform(resolvePath).optional(),
+    schema: z
+      .string()
+      .min(1)
+      .refine((v) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(v), {
+        message:
+          'must be a file path: a ledger at an address (s3://…, https://…) is not supported; give the path of a file on storage every process shares (docs/backup.md)',
+      })
+      .transform(resolvePath)
+      .optional(),
     default: undefined,
-    doc: 'the erasure ledger, a file kept apart from the database and its backups (docs/backup.md); unset = `DATA_DIR/erasure-ledger.jsonl`. Several hosts on one PostgreSQL database: one shared file',
+    doc: 'the erasure ledger, a file kept apart from the database and its backups (docs/backup.md); unset = `DATA_DIR/erasure-ledger.jsonl` on the embedded store, `DATA_DIR/erasure-ledger-<storeId>.jsonl` on PostgreSQL (named by the database, so no other database finds it). Several hosts on one PostgreSQL database: one shared file',
   },
   ERASURE_REPLAY_ON_START: {
     key: 'erasureReplayOnStart',

@@ -10,7 +10,18 @@ const INFO = {
   downloadLinks: 'healthspan download links v1',
   listenSecrets: 'healthspan listen secrets v1',
   webhookSecrets: 'healthspan webhook secrets v1',
+  ledgerSubjects: 'subject',
+  ledgerChain: 'chain',
 } as const;
+
+/**
+ * The salts of the purposes that had one before this helper held them: the erasure ledger's keys
+ * (a ledger written before must still verify). Every other purpose has the empty salt.
+ */
+const SALT: Partial<Record<keyof typeof INFO, string>> = {
+  ledgerSubjects: 'healthspan erasure ledger',
+  ledgerChain: 'healthspan erasure ledger',
+};
 
 export type KeyPurpose = keyof typeof INFO;
 
@@ -20,10 +31,11 @@ export function keyInfo(purpose: KeyPurpose): string {
 }
 
 /**
- * A 32-byte key for one purpose, HKDF-SHA256 (RFC 5869) of an operator secret. The salt is empty:
- * the secrets are already uniformly random (generated, or required at least 32 bytes), and an
- * empty salt keeps the webhook secrets box opening what it sealed before this helper existed.
+ * A 32-byte key for one purpose, HKDF-SHA256 (RFC 5869) of an operator secret. The salt is empty
+ * (but for `SALT`'s): the secrets are already uniformly random (generated, or required at least 32
+ * bytes), and an empty salt keeps the webhook secrets box opening what it sealed before this
+ * helper existed.
  */
 export function deriveKey(secret: Buffer | string, purpose: KeyPurpose): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), INFO[purpose], 32));
+  return Buffer.from(hkdfSync('sha256', secret, SALT[purpose] ?? Buffer.alloc(0), INFO[purpose], 32));
 }

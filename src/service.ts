@@ -14,7 +14,7 @@ import { checksIdentity } from './ingest/index.js';
 import { BackupScheduler, lastBackupSeconds } from './lifecycle/backup-scheduler.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import type { ReplayReport } from './lifecycle/replay.js';
-import { guardLedger } from './lifecycle/start-guard.js';
+import { checkLedgerBeforeOpening, guardLedger } from './lifecycle/start-guard.js';
 import { explainListenFailure } from './listen-failure.js';
 import { createLogger } from './logger.js';
 import { WebhookEndpoints } from './operations/callback-endpoint.js';
@@ -33,7 +33,7 @@ import { Worker } from './queue/worker.js';
 import { type ReadinessCheck, readiness } from './readiness.js';
 import type { ServiceRole } from './service-role.js';
 import { FileArtifactStore } from './store/embedded/file-artifact-store.js';
-import { isPostgresUrl, Store } from './store/index.js';
+import { checkArtifactStoreOf, isPostgresUrl, Store } from './store/index.js';
 import { ERASURE_JOB_TYPE } from './store/repositories/erasures.js';
 import { loadOrCreateSecret } from './store/secrets.js';
 import { sqliteFile } from './store/sqlite/driver.js';
@@ -167,11 +167,10 @@ export async function startService(config: Config, options: ServiceOptions): Pro
  * The object store (ARTIFACT_STORE) answers, its bucket exists, and these credentials may write,
  * read and delete there; else the start stops with the check's one sentence naming the setting.
  */
-async function checkArtifactStore(store: Store): Promise<void> {
+async function checkArtifactStore(config: Config): Promise<void> {
   try {
-    await store.system.artifacts.check();
+    await checkArtifactStoreOf(config);
   } catch (error) {
-    // The caller closes the store.
     throw new ConfigError(error instanceof Error ? error.message : String(error));
   }
 }
@@ -192,17 +191,25 @@ function checkSettings(config: Config, role: ServiceRole): void {
  * The store, reachable and migrated (MIGRATE_ON_START): a database that is missing or refuses
  * stops the start with one sentence (`DatabaseUnavailableError`), and nothing is left open; so
  * does a database that misses erasures its ledger recorded, unless they are replayed now
- * (`guardLedger`, docs/backup.md).
+ * (`guardLedger`, docs/backup.md). What can refuse is checked before the store is opened for
+ * writing (the database read-only, the object store on its own), so a refused start writes
+ * nothing to the database.
  */
 async function openServiceStore(
   config: Config,
   parts: { clock: Clock; logger: Logger; stopTracing: (() => Promise<void>) | undefined },
 ): Promise<{ store: Store; replayed: ReplayReport | undefined }> {
   const { clock, logger } = parts;
+  try {
+    await checkLedgerBeforeOpening(config, logger);
+    await checkArtifactStore(config);
+  } catch (error) {
+    await parts.stopTracing?.();
+    throw error;
+  }
   const store = Store.open(config, { clock, logger, background: true });
   try {
     await store.checkConnection();
-    await checkArtifactStore(store);
     if (config.migrateOnStart) {
       const { applied } = await store.migrate();
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');

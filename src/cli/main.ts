@@ -1,9 +1,11 @@
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.js';
+import { ConfigError, loadConfig } from '../config.js';
 import { BackupError } from '../lifecycle/backup.js';
-import { LedgerError } from '../store/erasure-ledger.js';
+import { LedgerError, LedgerUnavailableError } from '../store/ledger/index.js';
 import { DatabaseUnavailableError } from '../store/postgres/connect-failure.js';
 import { NoSandboxError, NotFoundError } from '../store/repositories/accounts.js';
+import { StoreDamagedError, storeDamaged } from '../store/sqlite/damaged.js';
 import { VERSION } from '../version.js';
 import { WebhookAdminError } from '../webhooks/admin.js';
 import { UsageError } from './arguments.js';
@@ -50,6 +52,15 @@ export function buildCli(): Command {
   return program;
 }
 
+/** DATA_DIR as the command read it, for a sentence about the embedded store. */
+function dataDirOf(): string {
+  try {
+    return path.resolve(loadConfig().dataDir);
+  } catch {
+    return path.resolve(process.env.DATA_DIR ?? './data');
+  }
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildCli();
   try {
@@ -60,7 +71,10 @@ export async function runCli(argv: string[]): Promise<number> {
       // Commander has already written its message (or help) to stderr.
       return error.exitCode === 0 ? 0 : 1;
     }
+    const known = storeDamaged(error, dataDirOf()) ?? error;
     const message =
+      known instanceof StoreDamagedError ||
+      known instanceof LedgerUnavailableError ||
       error instanceof UsageError ||
       error instanceof NotFoundError ||
       error instanceof NoSandboxError ||
@@ -69,7 +83,7 @@ export async function runCli(argv: string[]): Promise<number> {
       error instanceof LedgerError ||
       error instanceof DatabaseUnavailableError ||
       error instanceof WebhookAdminError
-        ? error.message
+        ? (known as Error).message
         : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;
     process.stderr.write(`healthspan-admin: ${message}\n`);
     return 1;

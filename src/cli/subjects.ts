@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { ApiMode } from '../domain/mode.js';
-import { behindMessage, compareLedger } from '../lifecycle/ledger-check.js';
+import { compareLedger, refusalOf, settled } from '../lifecycle/ledger-check.js';
 import { isSubjectReference, requestErasure, SUBJECT_MAX } from '../operations/erasures.js';
-import { LedgerError } from '../store/erasure-ledger.js';
+import { LedgerError, LedgerUnavailableError } from '../store/ledger/index.js';
 import { modeOption, requireUuid, UsageError } from './arguments.js';
 import { print } from './output.js';
 import { ORIGIN, withStore } from './store.js';
@@ -24,11 +24,14 @@ export function addSubjectsCommands(program: Command): void {
       print(
         await withStore(async (s, store) => {
           // A database behind its ledger would record this erasure past the ones it misses.
-          const verdict = await compareLedger(s);
+          const verdict = await compareLedger(s.ledger);
           if (verdict.kind === 'broken') throw new LedgerError(verdict.message);
-          if (verdict.kind === 'behind') throw new LedgerError(behindMessage(verdict.missing.length));
+          if (!settled(verdict)) throw new LedgerError(refusalOf(verdict));
           const scoped = await s.accounts.tenantForMode(tenantId, opts.mode);
           const requested = await requestErasure(store.forTenant(scoped).erasures, opts.subject, ORIGIN);
+          if (!requested.ok && requested.reason === 'ledger_unavailable') {
+            throw new LedgerUnavailableError(requested.operatorMessage);
+          }
           if (!requested.ok) throw badSubject();
           return requested.erasure;
         }),

@@ -208,6 +208,8 @@ export interface OperationErrors {
   meanings?: Partial<Record<ErrorCode, string>>;
   /** The message a code's example shows, where the operation words it differently. */
   messages?: Partial<Record<ErrorCode, string>>;
+  /** Its `503` says when to try again (`Retry-After`): a dependency that is down for a while. */
+  retryAfterOn503?: boolean;
 }
 
 /** Headers sent on every answer of an operation (successes included). */
@@ -266,7 +268,7 @@ export function errorResponses(op: OperationErrors): ZodOpenApiResponsesObject {
       headers: {
         ...headerDocs.requestId,
         ...(op.rateLimited && !raw ? headerDocs.rateLimit : {}),
-        ...(status === 429 ? headerDocs.retryAfter : {}),
+        ...(status === 429 || (status === 503 && op.retryAfterOn503) ? headerDocs.retryAfter : {}),
         ...(status === 401 ? headerDocs.wwwAuthenticate : {}),
       },
       content: {

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { Clock } from '../clock.js';
 import type { MaintenanceService, PassReport } from '../queue/maintenance/service.js';
 import { emit } from '../telemetry/events.js';
-import { type BackupManifest, manifestFile } from './backup.js';
+import { type BackupManifest, type LeftoverReport, manifestFile, removeLeftovers } from './backup.js';
 
 const NAME = /^healthspan-(\d{8}T\d{6}Z)\.sqlite$/;
 
@@ -27,6 +27,16 @@ export function listBackups(dir: string): Array<{ file: string; manifest: Backup
   return found.sort((a, b) => b.manifest.createdAt.localeCompare(a.manifest.createdAt));
 }
 
+/** Manifests of scheduled backups whose copy never took its name (a backup killed in between). */
+function orphanManifests(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.manifest.json') && NAME.test(n.slice(0, -'.manifest.json'.length)))
+    .map((n) => path.join(dir, n))
+    .filter((manifest) => !fs.existsSync(manifest.slice(0, -'.manifest.json'.length)));
+}
+
 /** When the newest backup in `dir` was taken, in Unix seconds; undefined while there is none. */
 export function lastBackupSeconds(dir: string): number | undefined {
   const newest = listBackups(dir)[0];
@@ -41,14 +51,22 @@ function stamp(now: Date): string {
 }
 
 /** Runs one backup on a thread (`backup-thread.ts`); the manifest, or the thread's error. */
-function backupOnThread(source: string, target: string, createdAt: Date): Promise<BackupManifest> {
+function backupOnThread(
+  source: string,
+  target: string,
+  createdAt: Date,
+): Promise<BackupManifest & { leftovers: LeftoverReport }> {
   return new Promise((resolve, reject) => {
     const thread = new Worker(new URL('./backup-thread.js', import.meta.url), {
       workerData: { source, target, method: 'online', createdAt: createdAt.toISOString() },
     });
     thread.once(
       'message',
-      (reply: { ok: true; manifest: BackupManifest } | { ok: false; message: string }) => {
+      (
+        reply:
+          | { ok: true; manifest: BackupManifest & { leftovers: LeftoverReport } }
+          | { ok: false; message: string },
+      ) => {
         if (reply.ok) resolve(reply.manifest);
         else reject(new Error(reply.message));
       },
@@ -62,7 +80,9 @@ function backupOnThread(source: string, target: string, createdAt: Date): Promis
  * Scheduled backups of the embedded store (`BACKUP_DIR`, `BACKUP_INTERVAL`, `BACKUP_KEEP`): a pass
  * backs up when the newest backup is older than the interval, so a restart does not add one, then
  * keeps the newest `keep`. Each backup is written under a temporary name and renamed once checked
- * (`createBackup`): never a half-written file under a backup's name.
+ * (`createBackup`): never a half-written file under a backup's name. Every pass first removes
+ * what killed backups left in `dir` (temporary copies, manifests without their copy) and reports
+ * them (`leftovers`).
  */
 export class BackupScheduler implements MaintenanceService {
   readonly name = 'backup';
@@ -78,10 +98,15 @@ export class BackupScheduler implements MaintenanceService {
 
   async runOnce(): Promise<PassReport> {
     const { dir, intervalMs, clock } = this.o;
+    const left = await removeLeftovers(dir, orphanManifests(dir));
+    const leftovers = left.removed.length;
+    if (leftovers > 0) {
+      emit('backup.leftovers', { files: leftovers, bytes: left.bytes });
+    }
     const newest = listBackups(dir)[0];
     const now = clock();
     if (newest && now.getTime() - Date.parse(newest.manifest.createdAt) < intervalMs) {
-      return { written: 0, deleted: 0 };
+      return { written: 0, deleted: 0, leftovers };
     }
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     const started = performance.now();
@@ -100,7 +125,7 @@ export class BackupScheduler implements MaintenanceService {
       seconds: (performance.now() - started) / 1000,
       finishedAtMs: clock().getTime(),
     });
-    return { written: 1, deleted: await this.prune() };
+    return { written: 1, deleted: await this.prune(), leftovers };
   }
 
   /** Deletes all but the newest `keep` backups, each with its manifest. */

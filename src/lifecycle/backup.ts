@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { systemClock } from '../clock.js';
-import { syncDirectory } from '../store/erasure-ledger.js';
+import { faultPoint } from '../fault-points.js';
+import {
+  leftoverPartials,
+  partialName,
+  syncDirectory,
+  syncFile,
+  writeFileDurably,
+} from '../store/durable.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
 import { VERSION } from '../version.js';
 import {
@@ -45,47 +52,72 @@ async function sha256Of(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function syncFile(file: string): Promise<void> {
-  const handle = await fsp.open(file, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Writes `text` to `file` through a temporary name and a rename: never a half-written file. */
-async function writeDurably(file: string, text: string): Promise<void> {
-  const partial = `${file}.partial`;
-  await fsp.writeFile(partial, text, { mode: 0o600, flag: 'wx' });
-  await syncFile(partial);
-  await fsp.rename(partial, file);
+/** The files a killed backup left, removed by the next one: their names, and the bytes they held. */
+export interface LeftoverReport {
+  removed: string[];
+  bytes: number;
 }
 
 /**
- * Copies the embedded store in `source` (the service may be running) to `target`: a temporary
- * name first, checked, synced and only then renamed, with its manifest beside it. The target
- * must not exist.
+ * Removes what killed backups left in `dir`: their temporary copies (full copies of the
+ * database, health data included) and their manifests' temporary files, when the process that
+ * wrote them no longer runs (`leftoverPartials`); and `orphans`, manifests whose copy never took
+ * its name.
  */
-export async function createBackup(
-  source: string,
-  target: string,
-  opts: { method?: CopyMethod; now?: () => Date } = {},
-): Promise<BackupManifest> {
-  const method = opts.method ?? 'online';
-  const now = opts.now ?? systemClock;
-  if (fs.existsSync(target) || fs.existsSync(manifestFile(target))) {
+export async function removeLeftovers(dir: string, orphans: string[] = []): Promise<LeftoverReport> {
+  const report: LeftoverReport = { removed: [], bytes: 0 };
+  for (const file of [...leftoverPartials(dir), ...orphans]) {
+    try {
+      const { size } = await fsp.stat(file);
+      await fsp.rm(file, { force: true });
+      report.removed.push(path.basename(file));
+      report.bytes += size;
+    } catch {
+      // Gone meanwhile (another process removed it): nothing left to report.
+    }
+  }
+  if (report.removed.length > 0) await syncDirectory(dir);
+  return report;
+}
+
+/** The manifest at `target`'s name when its copy never took its name: a backup killed in between. */
+export function orphanManifest(target: string): string[] {
+  return fs.existsSync(manifestFile(target)) && !fs.existsSync(target) ? [manifestFile(target)] : [];
+}
+
+/** Refuses, writing nothing, a target that cannot become a new backup. */
+function checkTarget(source: string, target: string): void {
+  if (fs.existsSync(target)) {
     throw new BackupError(`${target} exists already: a backup never replaces a file; choose a new path`);
   }
   if (!fs.existsSync(source)) throw new BackupError(`there is no store at ${source} to back up`);
   const dir = path.dirname(target);
   if (!fs.existsSync(dir)) throw new BackupError(`the directory ${dir} does not exist; create it first`);
-  const partial = `${target}.partial-${process.pid}`;
+}
+
+/**
+ * Copies the embedded store in `source` (the service may be running) to `target`: a temporary
+ * name first, checked and synced; then its manifest takes its name, and only then the copy takes
+ * `target`, so a name that is there always verifies. What killed backups left in the directory is
+ * removed first (`leftovers`). The target must not exist.
+ */
+export async function createBackup(
+  source: string,
+  target: string,
+  opts: { method?: CopyMethod; now?: () => Date } = {},
+): Promise<BackupManifest & { leftovers: LeftoverReport }> {
+  const method = opts.method ?? 'online';
+  const now = opts.now ?? systemClock;
+  checkTarget(source, target);
+  const dir = path.dirname(target);
+  const leftovers = await removeLeftovers(dir, orphanManifest(target));
+  const partial = partialName(target);
   const started = performance.now();
   const createdAt = now().toISOString();
   try {
     await copyStore(source, partial, method);
     finaliseCopy(partial);
+    faultPoint('backup.copied');
     // The check on a thread while this one hashes and the disk takes the copy: each of the three
     // goes through the whole copy, and none waits for the others.
     const [facts, sha256] = await Promise.all([
@@ -93,6 +125,7 @@ export async function createBackup(
       sha256Of(partial),
       syncFile(partial),
     ]);
+    faultPoint('backup.checked');
     const manifest: BackupManifest = {
       format: MANIFEST_FORMAT,
       createdAt,
@@ -104,14 +137,29 @@ export async function createBackup(
       method,
       seconds: Math.round(performance.now() - started) / 1000,
     };
-    await fsp.rename(partial, target);
-    await writeDurably(manifestFile(target), `${JSON.stringify(manifest, null, 2)}\n`);
-    await syncDirectory(dir);
-    return manifest;
+    await writeFileDurably(manifestFile(target), `${JSON.stringify(manifest, null, 2)}\n`);
+    faultPoint('backup.manifest-written');
+    await nameCopy(partial, target);
+    faultPoint('backup.named');
+    return { ...manifest, leftovers };
   } finally {
     await fsp.rm(partial, { force: true });
     await fsp.rm(`${partial}-journal`, { force: true });
   }
+}
+
+/** The checked copy takes its name, never over a file that is there (a link, then the temporary name goes). */
+async function nameCopy(partial: string, target: string): Promise<void> {
+  try {
+    await fsp.link(partial, target);
+  } catch (error) {
+    await fsp.rm(manifestFile(target), { force: true });
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new BackupError(`${target} exists already: a backup never replaces a file; choose a new path`);
+    }
+    throw error;
+  }
+  await syncDirectory(path.dirname(target));
 }
 
 /** Reads and checks a backup: its manifest, size, hash, integrity and schema. */

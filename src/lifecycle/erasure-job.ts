@@ -53,11 +53,11 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
         // Again once the rows are gone: a download in between may have written one back. A
         // failure here leaves objects no row points to, which the cleaner deletes.
         if (artifactIds.length > 0) completion.afterCommit(() => store.artifacts.delete(artifactIds));
-        const { completedTenantId } = await store.erasures.progress(trx, erasureId, counts, now);
-        if (completedTenantId !== undefined) {
+        const { completed } = await store.erasures.progress(trx, erasureId, counts, now);
+        if (completed !== undefined) {
           await store.audit.record(
             trx,
-            completedTenantId,
+            completed.tenantId,
             { action: 'subject.erased', resourceType: 'erasure', resourceId: erasureId },
             {
               actor: { type: 'system' },
@@ -66,7 +66,7 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
             },
             now,
           );
-          await store.erasures.ledgerCompleted(trx, completedTenantId, erasureId, now, ledgerMemo);
+          await store.erasures.ledgerCompleted(trx, completed, now, ledgerMemo);
           completion.afterCommit(() => store.flushDeletes());
         }
       };

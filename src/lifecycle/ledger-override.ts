@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AuditOrigin } from '../domain/audit.js';
-import { LedgerError } from '../store/erasure-ledger.js';
 import type { SystemStore } from '../store/index.js';
+import { LedgerError } from '../store/ledger/index.js';
 import { compareLedger } from './ledger-check.js';
 
 export interface OverrideReport {
@@ -23,7 +23,7 @@ export async function overrideLedger(
   system: SystemStore,
   deps: { origin: AuditOrigin; now: Date; logger: Logger },
 ): Promise<OverrideReport> {
-  const verdict = await compareLedger(system);
+  const verdict = await compareLedger(system.ledger);
   if (verdict.kind === 'current')
     throw new LedgerError('the erasure ledger agrees with this database: there is nothing to override');
   if (verdict.kind === 'behind') {
@@ -31,16 +31,26 @@ export async function overrideLedger(
       `the erasure ledger is sound and holds ${verdict.missing.length} erasures this database misses: run "healthspan-admin erasures replay" instead`,
     );
   }
+  if (verdict.foreign) {
+    throw new LedgerError(
+      `${verdict.message.replace(/ \(docs\/backup\.md\)$/, '')}; the override would take that database's ledger away from it (docs/backup.md)`,
+    );
+  }
   const before = verdict.message;
-  const tenants = await system.db.selectFrom('tenants').select('id').execute();
+  const tenants = await system.accounts.allTenantIds();
   const at = deps.now.toISOString();
   const keptAs = await system.db.transaction().execute(async (trx) => {
-    await trx.updateTable('erasure_ledger_state').set({ updated_at: at }).where('id', '=', 1).execute();
-    const restarted = await system.ledger
-      .ledger()
-      .restart({ kind: 'override', at, tenantId: null, erasureId: null, subject: null });
+    await system.ledger.hold(trx, at);
+    const ledger = await system.ledger.ledger(trx);
+    const restarted = await ledger.restart({
+      kind: 'override',
+      at,
+      tenantId: null,
+      erasureId: null,
+      subject: null,
+    });
     await system.ledger.reset(trx, restarted.entry);
-    for (const { id } of tenants) {
+    for (const id of tenants) {
       await system.audit.record(
         trx,
         id,

@@ -6,11 +6,13 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import type { AuditOrigin } from '../domain/audit.js';
-import { LedgerError, syncDirectory } from '../store/erasure-ledger.js';
-import { ledgerFor, Store } from '../store/index.js';
+import { faultPoint } from '../fault-points.js';
+import { partialName, syncDirectory, syncFile } from '../store/durable.js';
+import { ledgerBookFor, Store } from '../store/index.js';
+import { type LedgerContents, LedgerError } from '../store/ledger/index.js';
 import { isSqliteBusy } from '../store/sqlite/busy.js';
 import { sqliteFile } from '../store/sqlite/driver.js';
-import { BackupError, type BackupManifest, verifyBackup } from './backup.js';
+import { BackupError, type BackupManifest, removeLeftovers, verifyBackup } from './backup.js';
 import { type ReplayReport, recordRestore, replayErasures } from './replay.js';
 
 export interface RestoreReport {
@@ -24,13 +26,18 @@ export interface RestoreReport {
 
 /** Refuses, creating nothing, when the erasure ledger cannot bring the backup up to date. */
 async function checkLedger(config: Config, manifest: BackupManifest): Promise<void> {
-  const ledger = ledgerFor(config);
-  let contents: Awaited<ReturnType<typeof ledger.read>>;
+  const ledger = ledgerBookFor(config).of(manifest.storeId);
+  let contents: LedgerContents;
   try {
     contents = await ledger.read();
   } catch (error) {
     if (error instanceof LedgerError) throw new BackupError(`${error.message}; nothing was restored`);
     throw error;
+  }
+  if (contents.foreignStore !== undefined) {
+    throw new BackupError(
+      `the erasure ledger ${ledger.file} belongs to another database (store ${contents.foreignStore}), not the one this backup was taken of (store ${manifest.storeId}): set ERASURE_LEDGER to that database's ledger (nothing was restored)`,
+    );
   }
   const { seq, head } = manifest.ledger;
   if (seq === 0) return;
@@ -69,24 +76,27 @@ function assertStopped(file: string, dataDir: string): void {
   }
 }
 
-/** Puts the backup's copy in place of the store's file, with no log left of the database before. */
+/**
+ * Puts the backup's copy in place of the store's file, with no log left of the database before.
+ * The copy is made under a temporary name (`partialName`: a killed restore's is removed by the
+ * next restore or start) and renamed over the file in one step.
+ */
 async function putInPlace(copy: string, file: string): Promise<void> {
   const dir = path.dirname(file);
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-  const restoring = `${file}.restoring`;
+  const restoring = partialName(file);
   await fsp.rm(restoring, { force: true });
-  await fsp.copyFile(copy, restoring, fs.constants.COPYFILE_EXCL);
-  const handle = await fsp.open(restoring, 'r+');
   try {
-    await handle.sync();
+    await fsp.copyFile(copy, restoring, fs.constants.COPYFILE_EXCL);
+    await syncFile(restoring);
+    // The old database's log must not be applied to the restored one.
+    await fsp.rm(`${file}-wal`, { force: true });
+    await fsp.rm(`${file}-shm`, { force: true });
+    await fsp.rename(restoring, file);
+    await syncDirectory(dir);
   } finally {
-    await handle.close();
+    await fsp.rm(restoring, { force: true });
   }
-  // The old database's log must not be applied to the restored one.
-  await fsp.rm(`${file}-wal`, { force: true });
-  await fsp.rm(`${file}-shm`, { force: true });
-  await fsp.rename(restoring, file);
-  await syncDirectory(dir);
 }
 
 /**
@@ -108,7 +118,9 @@ export async function restoreBackup(
   await checkLedger(config, manifest);
   const file = sqliteFile(config.dataDir);
   assertStopped(file, config.dataDir);
+  await removeLeftovers(path.dirname(file));
   await putInPlace(copy, file);
+  faultPoint('restore.in-place');
   deps.logger.info(
     { createdAt: manifest.createdAt, schemaVersion: manifest.schemaVersion },
     'backup restored',
@@ -116,7 +128,9 @@ export async function restoreBackup(
   const store = Store.open(config, { clock: deps.clock, logger: deps.logger, existing: true });
   try {
     await store.migrate();
+    faultPoint('restore.migrated');
     const accounts = await recordRestore(store.system, deps.origin, deps.clock());
+    faultPoint('restore.recorded');
     const replay = await replayErasures(store, deps);
     return {
       restored: copy,

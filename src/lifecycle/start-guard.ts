@@ -1,18 +1,38 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { type Config, ConfigError } from '../config.js';
-import type { Store } from '../store/index.js';
+import type { Store, StoreConfig } from '../store/index.js';
 import { pendingMigrations } from '../store/migrate.js';
-import { behindMessage, compareLedger } from './ledger-check.js';
+import { withReadOnlyStore } from '../store/read-only.js';
+import { compareLedger, refusalOf, settled } from './ledger-check.js';
 import { type ReplayReport, replayErasures } from './replay.js';
 
 /**
- * Before a process serves: its database must hold every erasure its ledger recorded. A database
- * restored from a backup misses those made since; the start refuses it, in one sentence, until
- * `erasures replay` has run, or replays itself with ERASURE_REPLAY_ON_START (logged, and audited
- * as the system's). A missing, damaged or foreign ledger always refuses. A database whose
- * migrations are pending, or that does not answer, is left to the readiness check
- * (`MIGRATE_ON_START=false`): the ledger's table may not be there yet.
+ * Before a process opens its store for writing: the database, read without writing, must hold
+ * every erasure its ledger recorded, with no replay of the ledger left unfinished. A database
+ * restored from a backup misses those made since, and one whose replay was stopped may still hold
+ * subjects it was erasing: the start refuses either, in one sentence, until `erasures replay` has
+ * run (or goes on to replay with ERASURE_REPLAY_ON_START, `guardLedger`). A missing, damaged or
+ * foreign ledger always refuses. Nothing is written to a database a start refuses.
+ */
+export async function checkLedgerBeforeOpening(
+  config: Pick<Config, 'erasureReplayOnStart'> & StoreConfig,
+  logger: Logger,
+): Promise<void> {
+  await withReadOnlyStore(config, logger, async (view) => {
+    const verdict = await compareLedger(view.ledger, {
+      replayState: view.migrations.has('0026_erasure_replay_state'),
+    });
+    if (verdict.kind === 'broken') throw new ConfigError(verdict.message);
+    if (!settled(verdict) && !config.erasureReplayOnStart) throw new ConfigError(refusalOf(verdict));
+  });
+}
+
+/**
+ * Once migrated, before a process serves: what `checkLedgerBeforeOpening` refused, replayed here
+ * when ERASURE_REPLAY_ON_START asks (logged, and audited as the system's); and the same checks on
+ * a database that had no ledger state before this start migrated it. A database whose migrations
+ * are pending, or that does not answer, is left to the readiness check (`MIGRATE_ON_START=false`).
  */
 export async function guardLedger(
   config: Pick<Config, 'erasureReplayOnStart'>,
@@ -31,13 +51,13 @@ export async function guardLedger(
     return undefined;
   }
   if (pending.length > 0) return undefined;
-  const verdict = await compareLedger(store.system);
-  if (verdict.kind === 'current') return undefined;
+  const verdict = await compareLedger(store.system.ledger);
   if (verdict.kind === 'broken') throw new ConfigError(verdict.message);
-  if (!config.erasureReplayOnStart) throw new ConfigError(behindMessage(verdict.missing.length));
+  if (settled(verdict)) return undefined;
+  if (!config.erasureReplayOnStart) throw new ConfigError(refusalOf(verdict));
   deps.logger.warn(
-    { missing: verdict.missing.length },
-    'this database misses erasure ledger entries (restored from a backup): replaying them before serving (ERASURE_REPLAY_ON_START)',
+    { missing: verdict.kind === 'behind' ? verdict.missing.length : 0, replaySince: verdict.replaySince },
+    'this database misses erasure ledger entries (restored from a backup) or a replay did not finish: replaying before serving (ERASURE_REPLAY_ON_START)',
   );
   return replayErasures(store, {
     clock: deps.clock,

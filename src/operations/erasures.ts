@@ -1,6 +1,12 @@
 import type { AuditOrigin } from '../domain/audit.js';
 import { isUuid } from '../domain/ids.js';
-import type { ErasureRecord, KeysetPage, KeysetPosition, TenantAccess } from '../store/tenant-access.js';
+import {
+  type ErasureRecord,
+  type KeysetPage,
+  type KeysetPosition,
+  LedgerUnavailableError,
+  type TenantAccess,
+} from '../store/tenant-access.js';
 
 /**
  * Erasing a subject and reading erasures, for `DELETE /v1/subjects/{id}` and
@@ -18,12 +24,24 @@ export function isSubjectReference(subject: unknown): subject is string {
 
 export type ErasureRequestOutcome =
   | { ok: true; erasure: ErasureRecord }
-  | { ok: false; reason: 'bad_subject' };
+  | { ok: false; reason: 'bad_subject' }
+  /**
+   * The erasure ledger cannot take the entry just now (a full or read-only file system, the file
+   * gone): nothing was recorded, the caller is told to try again after `retryAfterSeconds`;
+   * `operatorMessage` says why and what to fix, for the operator's log and CLI only.
+   */
+  | { ok: false; reason: 'ledger_unavailable'; retryAfterSeconds: number; operatorMessage: string };
+
+/** What a partner or a console user reads when an erasure cannot be recorded just now. */
+export function ledgerUnavailableText(retryAfterSeconds: number): string {
+  return `This erasure cannot be recorded just now, and nothing of it was recorded; try again in ${retryAfterSeconds} seconds.`;
+}
 
 /**
  * Requests the erasure of every submission of the subject in the account: the pending one when
  * it is still under way, a completed one of nothing when nothing is stored (audited
- * `subject.erasure_requested` with `origin`'s actor).
+ * `subject.erasure_requested` with `origin`'s actor). Refused, recording nothing, while the
+ * erasure ledger cannot take its entry.
  */
 export async function requestErasure(
   erasures: TenantAccess['erasures'],
@@ -31,7 +49,17 @@ export async function requestErasure(
   origin: AuditOrigin,
 ): Promise<ErasureRequestOutcome> {
   if (!isSubjectReference(subject)) return { ok: false, reason: 'bad_subject' };
-  return { ok: true, erasure: await erasures.request(subject, origin) };
+  try {
+    return { ok: true, erasure: await erasures.request(subject, origin) };
+  } catch (error) {
+    if (!(error instanceof LedgerUnavailableError)) throw error;
+    return {
+      ok: false,
+      reason: 'ledger_unavailable',
+      retryAfterSeconds: LedgerUnavailableError.retryAfterSeconds,
+      operatorMessage: error.message,
+    };
+  }
 }
 
 /**

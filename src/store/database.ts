@@ -257,6 +257,8 @@ export interface ErasureTable {
   artifacts: number;
   requested_at: Timestamp;
   completed_at: NullableTimestamp;
+  /** The ledger's `completed` entry of this erasure, when the ledger held it first (a replay; `0026`). */
+  ledger_completed_seq: number | null;
 }
 
 /** The database's identity and its position in the erasure ledger (`0021_erasure_ledger`): one row. */
@@ -266,6 +268,8 @@ export interface ErasureLedgerStateTable {
   applied_seq: number;
   head: string;
   updated_at: Timestamp;
+  /** A replay of the ledger moved the position and its erasures have not all completed (`0026`). */
+  replay_since: NullableTimestamp;
 }
 
 /** The append-only audit trail (`0009_lifecycle`): never health data, keys or subject ids. */

@@ -8,7 +8,9 @@ import { SecretBox } from '../secret-box.js';
 import { type ArtifactStore, DatabaseArtifactStore } from './artifact-store.js';
 import type { Driver } from './driver.js';
 import { FileArtifactStore } from './embedded/file-artifact-store.js';
-import { defaultLedgerFile, ErasureLedger } from './erasure-ledger.js';
+import { LedgerKeys } from './ledger/ledger-file.js';
+import { LedgerBook } from './ledger/place.js';
+import { LedgerStateRepository } from './ledger/state.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { S3ArtifactStore } from './object-store/s3-artifact-store.js';
 import { openPostgresDriver } from './postgres/driver.js';
@@ -19,7 +21,6 @@ import { EndpointHealthRepository } from './repositories/endpoint-health.js';
 import { ErasureRepository, type Sealer } from './repositories/erasures.js';
 import { IngestWriter } from './repositories/ingest.js';
 import { JobsRepository } from './repositories/jobs.js';
-import { LedgerStateRepository } from './repositories/ledger-state.js';
 import { MaintenanceRepository } from './repositories/maintenance.js';
 import { PipelineRepository } from './repositories/pipeline.js';
 import { ResultsRepository } from './repositories/results.js';
@@ -47,10 +48,15 @@ export function masterKeyFor(config: StoreConfig): Buffer {
     : loadOrCreateSecret(config.dataDir, 'webhook-secrets.key');
 }
 
-/** The erasure ledger `config` names (ERASURE_LEDGER, else beside the embedded database). */
-export function ledgerFor(config: StoreConfig): ErasureLedger {
-  return new ErasureLedger(config.erasureLedger ?? defaultLedgerFile(config.dataDir), () =>
-    masterKeyFor(config),
+/** The erasure ledgers `config` names (ERASURE_LEDGER, else beside the data: store/ledger/README.md). */
+export function ledgerBookFor(config: StoreConfig): LedgerBook {
+  return new LedgerBook(
+    {
+      file: config.erasureLedger,
+      dataDir: config.dataDir,
+      embedded: !isPostgresUrl(config.databaseUrl),
+    },
+    new LedgerKeys(() => masterKeyFor(config)),
   );
 }
 
@@ -59,6 +65,21 @@ function artifactStoreFor(config: StoreConfig): { artifacts?: ArtifactStore } {
   if (config.objectStore) return { artifacts: new S3ArtifactStore(config.objectStore) };
   if (isPostgresUrl(config.databaseUrl)) return {};
   return config.embeddedArtifacts === 'files' ? { artifacts: new FileArtifactStore(config.dataDir) } : {};
+}
+
+/**
+ * The report store `config` names answers, its bucket exists, and these credentials may write,
+ * read and delete there; else its one sentence naming the setting. Checked on a store of its
+ * own, before the database is opened.
+ */
+export async function checkArtifactStoreOf(config: StoreConfig): Promise<void> {
+  const { artifacts } = artifactStoreFor(config);
+  if (!artifacts) return;
+  try {
+    await artifacts.check();
+  } finally {
+    await artifacts.close();
+  }
 }
 
 export function isPostgresUrl(url: string | undefined): url is string {
@@ -103,8 +124,8 @@ export class Store implements TenantGateway, ArtifactGateway {
       sealer?: () => Sealer;
       /** Where report bytes go; the database (`artifact_contents`) unless given. */
       artifacts?: ArtifactStore;
-      /** The erasure ledger, apart from the database (docs/backup.md); needed by erasures. */
-      ledger?: ErasureLedger;
+      /** The erasure ledgers, apart from the database (docs/backup.md); needed by erasures. */
+      ledgers?: LedgerBook;
     },
   ) {
     const { clock } = deps;
@@ -120,8 +141,8 @@ export class Store implements TenantGateway, ArtifactGateway {
     const audit = new AuditRepository(driver);
     const jobs = new JobsRepository(driver);
     const ledger = new LedgerStateRepository(driver.db, () => {
-      if (!deps.ledger) throw new Error('this store was opened without an erasure ledger');
-      return deps.ledger;
+      if (!deps.ledgers) throw new Error('this store was opened without an erasure ledger');
+      return deps.ledgers;
     });
     let sealerInstance: Sealer | undefined;
     this.console = new ConsoleSessionsRepository(driver.db, audit);
@@ -196,7 +217,7 @@ export class Store implements TenantGateway, ArtifactGateway {
           new SecretBox(
             config.webhookSecretsKey ?? loadOrCreateSecret(config.dataDir, 'webhook-secrets.key'),
           ),
-        ledger: ledgerFor(config),
+        ledgers: ledgerBookFor(config),
       },
     );
   }

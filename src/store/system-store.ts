@@ -3,6 +3,7 @@ import type { JobNotifier } from '../jobs/notifier.js';
 import type { ArtifactStore } from './artifact-store.js';
 import type { Committer } from './commit-batcher.js';
 import type { Database } from './database.js';
+import type { LedgerStateRepository } from './ledger/index.js';
 import type { Executor } from './prepared.js';
 import type { AccountsRepository } from './repositories/accounts.js';
 import type { AuditRepository } from './repositories/audit.js';
@@ -10,7 +11,6 @@ import type { EndpointHealthRepository } from './repositories/endpoint-health.js
 import type { ErasureRepository } from './repositories/erasures.js';
 import type { IngestWriter } from './repositories/ingest.js';
 import type { JobsRepository } from './repositories/jobs.js';
-import type { LedgerStateRepository } from './repositories/ledger-state.js';
 import type { MaintenanceRepository } from './repositories/maintenance.js';
 import type { PipelineRepository } from './repositories/pipeline.js';
 import type { ResultsRepository } from './repositories/results.js';

@@ -183,6 +183,7 @@ export interface ArtifactGateway {
 
 export { ObjectStoreUnavailableError } from './artifact-store.js';
 export type { KeysetPage, KeysetPosition } from './keyset.js';
+export { LedgerUnavailableError } from './ledger/errors.js';
 export type { KeyListing } from './repositories/accounts.js';
 export type { AuditQuery } from './repositories/audit.js';
 export type {

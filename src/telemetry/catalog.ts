@@ -113,6 +113,12 @@ export const METRIC_CATALOG = {
     labels: ['kind'],
     help: 'Entries this process appended to the erasure ledger, by kind (requested, completed, override).',
   },
+  ledgerRefusals: {
+    name: 'healthspan_erasure_ledger_refusals_total',
+    type: 'counter',
+    labels: ['reason'],
+    help: "Erasure requests refused (503) because the erasure ledger could not take their entry, by the file system's reason (ENOSPC, EROFS, ENOENT, EISDIR, EACCES, or the check that failed): nothing of them was recorded.",
+  },
   erasuresReplayed: {
     name: 'healthspan_erasures_replayed_total',
     type: 'counter',
@@ -124,6 +130,12 @@ export const METRIC_CATALOG = {
     type: 'counter',
     labels: ['outcome'],
     help: 'Scheduled backups (BACKUP_DIR) this process wrote, by outcome (ok: written and checked; failed).',
+  },
+  backupLeftovers: {
+    name: 'healthspan_backup_leftovers_removed_total',
+    type: 'counter',
+    labels: [],
+    help: 'Files that killed backups left in BACKUP_DIR (temporary copies, manifests without their copy), removed by a scheduled pass.',
   },
   backupLastSuccess: {
     name: 'healthspan_backup_last_success_timestamp_seconds',

@@ -47,7 +47,11 @@ export interface TelemetryEvents {
   /** An entry appended to the erasure ledger (docs/backup.md). */
   'ledger.appended': { kind: 'requested' | 'completed' | 'override' };
   /** A replay of the erasure ledger against a restored database: counts only. */
-  'erasures.replayed': { entries: number; erasures: number; submissions: number };
+  'erasures.replayed': { entries: number; erasures: number; resumed: number; submissions: number };
+  /** An erasure refused because the ledger could not take its entry (full, read-only, gone). */
+  'ledger.refused': { reason: string };
+  /** Files killed backups left in BACKUP_DIR, removed by a scheduled pass. */
+  'backup.leftovers': { files: number; bytes: number };
   /** A backup written by this process (a scheduled one), verified or failed. */
   'backup.finished': { outcome: 'ok' | 'failed'; seconds: number; finishedAtMs: number };
 }

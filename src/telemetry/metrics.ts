@@ -84,8 +84,10 @@ function eventSeries(r: Registry) {
     render: histogram('renderDuration', BUCKETS.render),
     objects: new Counter({ ...spec('objectStoreOperations'), registers: [r] }),
     ledgerAppends: new Counter({ ...spec('ledgerAppends'), registers: [r] }),
+    ledgerRefusals: new Counter({ ...spec('ledgerRefusals'), registers: [r] }),
     erasuresReplayed: new Counter({ ...spec('erasuresReplayed'), registers: [r] }),
     backups: new Counter({ ...spec('backups'), registers: [r] }),
+    backupLeftovers: new Counter({ ...spec('backupLeftovers'), registers: [r] }),
   };
 }
 
@@ -131,6 +133,8 @@ function observeEvents(series: ReturnType<typeof eventSeries>): () => void {
     'ledger.appended': (e) => series.ledgerAppends.inc({ kind: e.kind }),
     'erasures.replayed': (e) => series.erasuresReplayed.inc(e.erasures),
     'backup.finished': (e) => series.backups.inc({ outcome: e.outcome }),
+    'ledger.refused': (e) => series.ledgerRefusals.inc({ reason: e.reason }),
+    'backup.leftovers': (e) => series.backupLeftovers.inc(e.files),
   });
 }
 

@@ -17,9 +17,9 @@ import { Worker } from '../../src/queue/worker.js';
 import type { Committer, CommitUnit } from '../../src/store/commit-batcher.js';
 import type { Database } from '../../src/store/database.js';
 import type { Driver, IngestRows, IngestWrite } from '../../src/store/driver.js';
-import { ErasureLedger } from '../../src/store/erasure-ledger.js';
 import { newId } from '../../src/store/ids.js';
 import { Store } from '../../src/store/index.js';
+import { LedgerBook, LedgerKeys } from '../../src/store/ledger/index.js';
 import { openPostgresDriver } from '../../src/store/postgres/driver.js';
 import type { IngestCommand } from '../../src/store/repositories/ingest.js';
 import { openSqliteDriver } from '../../src/store/sqlite/driver.js';
@@ -207,7 +207,10 @@ async function openSubject(
       logger: silent,
       sealer: () => new SecretBox(KEY),
       // Each store its own ledger, as each database has.
-      ledger: new ErasureLedger(path.join(tempDataDir(), 'erasure-ledger.jsonl'), () => Buffer.from(KEY)),
+      ledgers: new LedgerBook(
+        { file: path.join(tempDataDir(), 'erasure-ledger.jsonl'), dataDir: tempDataDir(), embedded: true },
+        new LedgerKeys(() => Buffer.from(KEY)),
+      ),
     },
   );
   await store.migrate();
@@ -497,9 +500,9 @@ const steps: Array<[string, (c: Context) => Promise<unknown>]> = [
       await runJobs(s.store, s.clock);
       const done = await erasures.get(some.erasureId);
       // The ledger holds each entry once, and the database is at its end: no attempt left a gap.
-      const ledger = await compareLedger(s.store.system);
+      const ledger = await compareLedger(s.store.system.ledger);
       expect(ledger.kind).toBe('current');
-      const entries = ledger.kind === 'broken' ? [] : (await s.store.system.ledger.ledger().read()).entries;
+      const entries = ledger.kind === 'broken' ? [] : ledger.entries;
       return [
         some.status,
         none.status,

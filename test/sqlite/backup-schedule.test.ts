@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,9 +12,17 @@ import { tempDataDir } from '../helpers/service.js';
 
 const HOUR = 3_600_000;
 
+/** The id of a process that ran and has ended. */
+function deadPid(): number {
+  const ended = spawnSync(process.execPath, ['-e', '']);
+  if (ended.pid === undefined) throw new Error('no process could be started');
+  return ended.pid;
+}
+
 /**
  * Scheduled backups (`BACKUP_DIR`): one per interval whatever the passes, each checked and named
- * only once complete, the newest `BACKUP_KEEP` kept; the clock is the test's, moved, not waited.
+ * only once complete, the newest `BACKUP_KEEP` kept, what killed backups left removed; the clock
+ * is the test's, moved, not waited.
  */
 describe('scheduled backups', () => {
   it('writes one checked backup per interval and keeps the newest ones', async () => {
@@ -34,13 +43,25 @@ describe('scheduled backups', () => {
         keep: 2,
         clock: clock.date,
       });
-      expect(await scheduler.runOnce()).toEqual({ written: 1, deleted: 0 });
+      expect(await scheduler.runOnce()).toEqual({ written: 1, deleted: 0, leftovers: 0 });
       clock.advance(HOUR / 2);
-      expect(await scheduler.runOnce()).toEqual({ written: 0, deleted: 0 });
+      expect(await scheduler.runOnce()).toEqual({ written: 0, deleted: 0, leftovers: 0 });
+      // What a killed backup leaves: its copy under a temporary name (its process gone), and a
+      // manifest whose copy never took its name. The next pass removes both, whether or not a
+      // backup is due, and counts them.
+      const dead = deadPid();
+      fs.writeFileSync(path.join(dir, `healthspan-20261101T003000Z.sqlite.partial-${dead}`), 'copy');
+      fs.writeFileSync(path.join(dir, `healthspan-20261101T003000Z.sqlite.partial-${dead}-journal`), '');
+      fs.writeFileSync(path.join(dir, 'healthspan-20261101T003001Z.sqlite.manifest.json'), '{}');
+      const alive = path.join(dir, `healthspan-20261101T003002Z.sqlite.partial-${process.ppid}`);
+      fs.writeFileSync(alive, 'a running backup of another process');
+      expect(await scheduler.runOnce()).toEqual({ written: 0, deleted: 0, leftovers: 3 });
+      expect(fs.existsSync(alive)).toBe(true);
+      fs.rmSync(alive);
       clock.advance(HOUR / 2);
-      expect(await scheduler.runOnce()).toEqual({ written: 1, deleted: 0 });
+      expect(await scheduler.runOnce()).toEqual({ written: 1, deleted: 0, leftovers: 0 });
       clock.advance(HOUR);
-      expect(await scheduler.runOnce()).toEqual({ written: 1, deleted: 1 });
+      expect(await scheduler.runOnce()).toEqual({ written: 1, deleted: 1, leftovers: 0 });
 
       const kept = listBackups(dir);
       expect(kept.map((b) => path.basename(b.file))).toEqual([

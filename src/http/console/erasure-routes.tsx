@@ -3,6 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { z } from 'zod';
 import {
   isSubjectReference,
+  ledgerUnavailableText,
   listErasures,
   readErasure,
   requestErasure,
@@ -127,6 +128,19 @@ export async function consoleErasureRoutes(app: FastifyInstance, opts: ConsoleOp
       );
     }
     const requested = await requestErasure(tenant.erasures, subject, state.origin);
+    if (!requested.ok && requested.reason === 'ledger_unavailable') {
+      request.log.error(requested.operatorMessage);
+      return erasuresPage(
+        reply.code(503).header('retry-after', String(requested.retryAfterSeconds)),
+        state,
+        'Confirm the erasure',
+        <ConfirmErasure
+          subject={subject as string}
+          csrf={state.csrf}
+          error={ledgerUnavailableText(requested.retryAfterSeconds)}
+        />,
+      );
+    }
     if (!requested.ok) return listPage(reply.code(400), state, opts, {}, BAD_SUBJECT);
     return reply.code(303).header('location', `/console/erasures/${requested.erasure.erasureId}`).send();
   });

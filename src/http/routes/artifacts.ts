@@ -67,6 +67,7 @@ export const artifactPaths: ZodOpenApiPathsObject = {
             'SERVICE_UNAVAILABLE',
           ],
           rateLimited: true,
+          retryAfterOn503: true,
           meanings: {
             ACCOUNT_INACTIVE: 'the account the artifact belongs to was deactivated',
             NOT_FOUND: 'the artifact is not available',

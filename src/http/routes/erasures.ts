@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
-import { readErasure, requestErasure, SUBJECT_MAX } from '../../operations/erasures.js';
+import {
+  ledgerUnavailableText,
+  readErasure,
+  requestErasure,
+  SUBJECT_MAX,
+} from '../../operations/erasures.js';
 import type { ErasureRecord } from '../../store/tenant-access.js';
 import { originOf, tenantOf } from '../auth.js';
 import { ApiError } from '../errors.js';
@@ -72,7 +77,17 @@ export const erasurePaths: ZodOpenApiPathsObject = {
           },
           content: { 'application/json': { schema: erasureRequestedSchema } },
         },
-        ...errorResponses({ ...KEYED_OPERATION, codes: [...KEYED_OPERATION.codes, 'VALIDATION_ERROR'] }),
+        ...errorResponses({
+          ...KEYED_OPERATION,
+          codes: [...KEYED_OPERATION.codes, 'VALIDATION_ERROR', 'SERVICE_UNAVAILABLE'],
+          retryAfterOn503: true,
+          meanings: {
+            ...KEYED_OPERATION.meanings,
+            SERVICE_UNAVAILABLE:
+              'the erasure cannot be recorded just now (nothing of it was recorded); retry after the Retry-After delay',
+          },
+          messages: { SERVICE_UNAVAILABLE: ledgerUnavailableText(30) },
+        }),
       },
     },
   },
@@ -115,6 +130,16 @@ export async function erasureRoutes(app: FastifyInstance): Promise<void> {
         request.params.partnerSubjectId,
         originOf(request),
       );
+      if (!requested.ok && requested.reason === 'ledger_unavailable') {
+        request.log.error(requested.operatorMessage);
+        throw new ApiError(
+          503,
+          'SERVICE_UNAVAILABLE',
+          ledgerUnavailableText(requested.retryAfterSeconds),
+          undefined,
+          { 'retry-after': String(requested.retryAfterSeconds) },
+        );
+      }
       if (!requested.ok) {
         throw ApiError.validation({
           formErrors: [],

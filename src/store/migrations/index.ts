@@ -23,6 +23,7 @@ import * as m0022 from './0022_door_check.js';
 import * as m0023 from './0023_lean_submission_rows.js';
 import * as m0024 from './0024_packed_documents.js';
 import * as m0025 from './0025_audit_resource_index.js';
+import * as m0026 from './0026_erasure_replay_state.js';
 
 export interface DialectMigration {
   up(db: Kysely<unknown>, driver: DriverName): Promise<void>;
@@ -53,4 +54,5 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '0023_lean_submission_rows': m0023,
   '0024_packed_documents': m0024,
   '0025_audit_resource_index': m0025,
+  '0026_erasure_replay_state': m0026,
 };

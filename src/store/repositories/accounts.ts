@@ -175,6 +175,12 @@ export class AccountsRepository {
     return { partnerId, tenantId, name };
   }
 
+  /** Every account's id, sandbox accounts included (what a restore or an override records itself in). */
+  async allTenantIds(): Promise<string[]> {
+    const rows = await this.db.selectFrom('tenants').select('id').execute();
+    return rows.map((r) => r.id);
+  }
+
   async listTenants(): Promise<Array<Tenant & { createdAt: string }>> {
     const rows = await this.db
       .selectFrom('tenants')

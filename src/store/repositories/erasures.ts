@@ -3,13 +3,12 @@ import type { NewJob } from '../../jobs/types.js';
 import { iso, isoOrNull } from '../codec.js';
 import type { Driver } from '../driver.js';
 import { ERASURE_JOB_TYPE } from '../erasure-job-type.js';
-import type { LedgerEntry } from '../erasure-ledger.js';
 import { newId, subjectIdFor } from '../ids.js';
 import { type KeysetPage, type KeysetPosition, keysetPage } from '../keyset.js';
+import type { LedgerEntry, LedgerStateRepository } from '../ledger/index.js';
 import type { Executor } from '../prepared.js';
 import type { AuditRepository } from './audit.js';
 import type { JobsRepository } from './jobs.js';
-import type { LedgerStateRepository } from './ledger-state.js';
 
 export { ERASURE_JOB_TYPE };
 
@@ -51,6 +50,8 @@ export interface LedgerUse {
   memo?: { entry?: LedgerEntry };
   /** A replay of this entry: the erasure takes its id, and nothing is appended. */
   replayOf?: LedgerEntry;
+  /** The ledger holds the replayed erasure's `completed` entry already (its seq): none is appended again. */
+  completedSeq?: number;
 }
 
 // A held erasure (its account deactivated) is still under way: it runs on reactivation.
@@ -134,7 +135,8 @@ export class ErasureRepository {
       artifacts: 0,
       requested_at: nowIso,
       completed_at: uncovered.length > 0 ? null : nowIso,
-    } satisfies ErasureRow & { subject_id: string; remaining: number };
+      ledger_completed_seq: use.completedSeq ?? null,
+    } satisfies ErasureRow & { subject_id: string; remaining: number; ledger_completed_seq: number | null };
     await trx.insertInto('erasures').values(row).execute();
     for (const { id } of uncovered) await this.enqueueErasure(trx, tenantId, erasureId, id, origin, now);
     await audit('subject.erasure_requested', erasureId);
@@ -167,7 +169,7 @@ export class ErasureRepository {
       at,
       tenantId: e.tenantId,
       erasureId: e.erasureId,
-      subject: ledger.ledger().subjectHash(e.tenantId, e.partnerSubjectId),
+      subject: ledger.book().subjectHash(e.tenantId, e.partnerSubjectId),
     });
     if (e.completedAtOnce) {
       entry = await ledger.append(trx, {
@@ -181,14 +183,18 @@ export class ErasureRepository {
     if (use.memo) use.memo.entry = entry;
   }
 
-  /** The ledger's `completed` entry of an erasure, in the transaction that completed it. */
+  /**
+   * The ledger's `completed` entry of an erasure, in the transaction that completed it; none when
+   * the ledger holds one already (`inLedger`: a replayed erasure whose original completed).
+   */
   async ledgerCompleted(
     trx: Executor,
-    tenantId: string,
-    erasureId: string,
+    completed: { tenantId: string; erasureId: string; inLedger: boolean },
     now: Date,
     memo: { entry?: LedgerEntry },
   ): Promise<void> {
+    if (completed.inLedger) return;
+    const { tenantId, erasureId } = completed;
     if (memo.entry) {
       await this.deps.ledger.advance(trx, memo.entry);
       return;
@@ -295,7 +301,7 @@ export class ErasureRepository {
     erasureId: string,
     counts: ErasureCounts,
     now: Date,
-  ): Promise<{ completedTenantId: string | undefined }> {
+  ): Promise<{ completed: { tenantId: string; erasureId: string; inLedger: boolean } | undefined }> {
     await trx
       .updateTable('erasures')
       .set((eb) => ({
@@ -313,9 +319,68 @@ export class ErasureRepository {
       .where('id', '=', erasureId)
       .where('status', '=', 'pending')
       .where('remaining', '<=', 0)
-      .returning('tenant_id')
+      .returning(['tenant_id', 'ledger_completed_seq'])
       .executeTakeFirst();
-    return { completedTenantId: completed?.tenant_id };
+    if (!completed) return { completed: undefined };
+    return {
+      completed: {
+        tenantId: completed.tenant_id,
+        erasureId,
+        inLedger: completed.ledger_completed_seq !== null,
+      },
+    };
+  }
+
+  /** Whether the database holds an erasure of this id (of any account, in any state). */
+  async exists(trx: Executor, erasureId: string): Promise<boolean> {
+    const row = await trx.selectFrom('erasures').select('id').where('id', '=', erasureId).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Every partner subject reference an account's submissions carry (a replay matches them by keyed hash). */
+  async subjectsOf(trx: Executor, tenantId: string): Promise<string[]> {
+    const rows = await trx
+      .selectFrom('submissions')
+      .select('partner_subject_id')
+      .distinct()
+      .where('tenant_id', '=', tenantId)
+      .execute();
+    return rows.map((r) => r.partner_subject_id);
+  }
+
+  /** Every erasure still under way (a replay waits for them all). */
+  async pendingIds(db: Executor = this.driver.db): Promise<string[]> {
+    const rows = await db.selectFrom('erasures').select('id').where('status', '=', 'pending').execute();
+    return rows.map((r) => r.id);
+  }
+
+  /** How far the given erasures are: how many are still pending, and the submissions all removed. */
+  async progressOf(ids: string[]): Promise<{ pending: number; submissions: number }> {
+    if (ids.length === 0) return { pending: 0, submissions: 0 };
+    const rows = await this.driver.db
+      .selectFrom('erasures')
+      .select(['status', 'submissions'])
+      .where('id', 'in', ids)
+      .execute();
+    return {
+      pending: rows.filter((r) => r.status !== 'completed').length,
+      submissions: rows.reduce((n, r) => n + r.submissions, 0),
+    };
+  }
+
+  /**
+   * The ledger's `completed` entry of a pending erasure was met by a replay: the erasure must
+   * still complete here (the database went back past it), but appends no second such entry.
+   * True when an erasure of that id is pending.
+   */
+  async completionInLedger(trx: Executor, erasureId: string, seq: number): Promise<boolean> {
+    const updated = await trx
+      .updateTable('erasures')
+      .set({ ledger_completed_seq: seq })
+      .where('id', '=', erasureId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) > 0;
   }
 
   /** The submission's artifacts: their bytes in an object store go with the submission. */

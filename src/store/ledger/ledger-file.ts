@@ -1,7 +1,17 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { deriveKey } from '../../derive-key.js';
+import { appendWhole, syncDirectory } from '../durable.js';
+import {
+  foreignLedger,
+  LedgerError,
+  LedgerUnavailableError,
+  REFUSED,
+  unreadable,
+  unwritable,
+} from './errors.js';
 
 /** What an entry records: an erasure requested or completed, or an operator's override. */
 export type LedgerKind = 'requested' | 'completed' | 'override';
@@ -18,6 +28,8 @@ export interface LedgerEntry {
   tenantId: string | null;
   erasureId: string | null;
   subject: string | null;
+  /** The database the entry was written for (its `storeId`); absent in entries written before 0.1.0's fault work. */
+  store?: string;
   /** The previous entry's `mac` ('' for the first): the chain a cut or an edit breaks. */
   prev: string;
   /** HMAC of this entry's fields and `prev`, with the ledger's chain key. */
@@ -32,45 +44,31 @@ export interface LedgerPosition {
   head: string;
 }
 
-/** The ledger is missing, damaged, or not the one this database was written with. */
-export class LedgerError extends Error {}
-
 /** The whole ledger as read and checked; `torn`: it ends in a partial line (a crash mid-append). */
 export interface LedgerContents {
   exists: boolean;
   entries: LedgerEntry[];
   torn: boolean;
+  /** The first other database an entry names: the ledger is not this database's. */
+  foreignStore: string | undefined;
 }
 
 const TAIL_BYTES = 64 * 1024;
 
-/** The ledger's default place: beside the embedded database, in a file of its own. */
-export function defaultLedgerFile(dataDir: string): string {
-  return path.join(dataDir, 'erasure-ledger.jsonl');
-}
-
-/**
- * The erasure ledger (docs/backup.md): an append-only file of JSON lines kept apart from the
- * database, so that no backup of the database holds it and a restore cannot take it back in
- * time. Each entry is chained to the previous one by a keyed MAC; each append is on disk
- * (fsync, and the directory's when the file is new) before it returns. Appends are serialised
- * by the database: the caller holds the database's ledger row (`LedgerStateRepository`).
- */
-export class ErasureLedger {
+/** The ledger's two keys, derived from the master key (`derive-key.ts`) once, shared by every ledger. */
+export class LedgerKeys {
   private derived: { subject: Buffer; chain: Buffer } | undefined;
 
-  constructor(
-    readonly file: string,
-    /** The master key (WEBHOOK_SECRETS_KEY or its generated file): never in the database. */
-    private readonly masterKey: () => Buffer,
-  ) {}
+  /** The master key (WEBHOOK_SECRETS_KEY or its generated file): never in the database. */
+  constructor(private readonly masterKey: () => Buffer) {}
 
   private keys(): { subject: Buffer; chain: Buffer } {
     if (!this.derived) {
       const master = this.masterKey();
-      const derive = (info: string) =>
-        Buffer.from(hkdfSync('sha256', master, 'healthspan erasure ledger', info, 32));
-      this.derived = { subject: derive('subject'), chain: derive('chain') };
+      this.derived = {
+        subject: deriveKey(master, 'ledgerSubjects'),
+        chain: deriveKey(master, 'ledgerChain'),
+      };
     }
     return this.derived;
   }
@@ -80,8 +78,9 @@ export class ErasureLedger {
     return createHmac('sha256', this.keys().subject).update(`${tenantId}\n${partnerSubjectId}`).digest('hex');
   }
 
-  private macOf(entry: Omit<LedgerEntry, 'mac'>): string {
-    const fields = [
+  /** An entry's MAC: its fields, `store` once entries carry it, and `prev`. */
+  macOf(entry: Omit<LedgerEntry, 'mac'>): string {
+    const fields: unknown[] = [
       entry.seq,
       entry.kind,
       entry.at,
@@ -90,7 +89,30 @@ export class ErasureLedger {
       entry.subject,
       entry.prev,
     ];
+    if (entry.store !== undefined) fields.push(entry.store);
     return createHmac('sha256', this.keys().chain).update(JSON.stringify(fields)).digest('hex');
+  }
+}
+
+/**
+ * One database's erasure ledger (README.md beside this file): an append-only file of JSON lines
+ * kept apart from the database, so that no backup of the database holds it and a restore cannot
+ * take it back in time. Each entry names the database (`store`) and is chained to the previous
+ * one by a keyed MAC; an append is whole and on disk (every byte written, fsync, and the
+ * directory's when the file is new) before it returns, or it leaves nothing and throws
+ * `LedgerUnavailableError`. Appends are serialised by the database: the caller holds the
+ * database's ledger row (`LedgerStateRepository`).
+ */
+export class ErasureLedger {
+  constructor(
+    readonly file: string,
+    /** The database this ledger belongs to (`erasure_ledger_state.store_id`). */
+    readonly storeId: string,
+    private readonly keys: LedgerKeys,
+  ) {}
+
+  subjectHash(tenantId: string, partnerSubjectId: string): string {
+    return this.keys.subjectHash(tenantId, partnerSubjectId);
   }
 
   exists(): boolean {
@@ -104,8 +126,8 @@ export class ErasureLedger {
       text = await fsp.readFile(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-        return { exists: false, entries: [], torn: false };
-      throw error;
+        return { exists: false, entries: [], torn: false, foreignStore: undefined };
+      throw unreadable(this.file, error);
     }
     const { lines, torn } = splitLines(text);
     const entries: LedgerEntry[] = [];
@@ -113,7 +135,8 @@ export class ErasureLedger {
       const entry = this.check(line, i + 1, entries.at(-1));
       entries.push(entry);
     }
-    return { exists: true, entries, torn };
+    const foreign = entries.find((e) => e.store !== undefined && e.store !== this.storeId);
+    return { exists: true, entries, torn, foreignStore: foreign?.store };
   }
 
   /** A line as an entry, or `LedgerError` naming it when it is not the one the chain expects. */
@@ -130,7 +153,7 @@ export class ErasureLedger {
       throw damaged('not an entry');
     if (entry.seq !== (previous?.seq ?? 0) + 1) throw damaged('an entry is missing before it');
     if (entry.prev !== (previous?.mac ?? '')) throw damaged('it does not follow the entry before it');
-    const expected = Buffer.from(this.macOf(entry), 'hex');
+    const expected = Buffer.from(this.keys.macOf(entry), 'hex');
     const given = Buffer.from(entry.mac, 'hex');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw damaged('it was changed, or written with another key');
@@ -141,36 +164,55 @@ export class ErasureLedger {
   /**
    * Appends one entry after checking that the file holds the database's last applied entry
    * (`position`): a ledger that lost it was cut, or belongs to another database. Resolves once
-   * the line is on disk.
+   * every byte of the line is on disk; otherwise the file is cut back to where it was and
+   * `LedgerUnavailableError` says why. Only a database that applied no entry yet (`position` 0)
+   * creates the file (and its folder): a ledger that went away is never started again here.
    */
   async append(fields: LedgerFields, position: LedgerPosition): Promise<LedgerEntry> {
     const dir = path.dirname(this.file);
-    const newDir = !fs.existsSync(dir);
-    if (newDir) await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-    const newFile = !fs.existsSync(this.file);
-    const handle = await fsp.open(this.file, 'a+', 0o600);
+    const fresh = position.seq === 0;
+    const newDir = fresh && !fs.existsSync(dir);
+    const newFile = fresh && !fs.existsSync(this.file);
+    let handle: fsp.FileHandle;
     try {
-      const last = await this.tail(handle, position);
-      const body = { seq: (last?.seq ?? 0) + 1, ...fields, prev: last?.mac ?? '' };
-      const entry: LedgerEntry = {
-        seq: body.seq,
-        kind: body.kind,
-        at: body.at,
-        tenantId: body.tenantId,
-        erasureId: body.erasureId,
-        subject: body.subject,
-        prev: body.prev,
-        mac: '',
-      };
-      entry.mac = this.macOf(entry);
-      await handle.write(`${JSON.stringify(entry)}\n`);
-      await handle.sync();
-      if (newFile) await syncDirectory(dir);
-      if (newDir) await syncDirectory(path.dirname(dir));
+      if (newDir) await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+      const { O_RDWR, O_APPEND, O_CREAT } = fs.constants;
+      handle = await fsp.open(this.file, O_RDWR | O_APPEND | (fresh ? O_CREAT : 0), 0o600);
+    } catch (error) {
+      throw unwritable(this.file, error);
+    }
+    try {
+      const { last, size } = await this.tailOrRefuse(handle, position);
+      const entry = this.entryAfter(last, fields);
+      try {
+        await appendWhole(handle, Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8'));
+        await handle.sync();
+        if (newFile) await syncDirectory(dir);
+        if (newDir) await syncDirectory(path.dirname(dir));
+      } catch (error) {
+        await cutBack(handle, size);
+        throw unwritable(this.file, error);
+      }
       return entry;
     } finally {
       await handle.close();
     }
+  }
+
+  private entryAfter(last: LedgerEntry | undefined, fields: LedgerFields): LedgerEntry {
+    const entry: LedgerEntry = {
+      seq: (last?.seq ?? 0) + 1,
+      kind: fields.kind,
+      at: fields.at,
+      tenantId: fields.tenantId,
+      erasureId: fields.erasureId,
+      subject: fields.subject,
+      store: this.storeId,
+      prev: last?.mac ?? '',
+      mac: '',
+    };
+    entry.mac = this.keys.macOf(entry);
+    return entry;
   }
 
   /**
@@ -186,15 +228,32 @@ export class ErasureLedger {
     return { entry: await this.append(fields, { seq: 0, head: '' }), keptAs };
   }
 
+  /** `tail`, any failure of it turned into the refusal of this append. */
+  private async tailOrRefuse(
+    handle: fsp.FileHandle,
+    position: LedgerPosition,
+  ): Promise<{ last: LedgerEntry | undefined; size: number }> {
+    try {
+      return await this.tail(handle, position);
+    } catch (error) {
+      if (error instanceof LedgerError) throw new LedgerUnavailableError(`${error.message}; ${REFUSED}`);
+      throw unwritable(this.file, error);
+    }
+  }
+
   /**
-   * The last entry, read from the file's end, after cutting a partial last line (an append that
-   * never returned, so never acknowledged); checks that the database's position is in the file.
+   * The last entry and the file's size, read from the file's end, after cutting a partial last
+   * line (an append that never returned, so never acknowledged); checks that the database's
+   * position is in the file and that the file is this database's.
    */
-  private async tail(handle: fsp.FileHandle, position: LedgerPosition): Promise<LedgerEntry | undefined> {
-    const { size } = await handle.stat();
+  private async tail(
+    handle: fsp.FileHandle,
+    position: LedgerPosition,
+  ): Promise<{ last: LedgerEntry | undefined; size: number }> {
+    let { size } = await handle.stat();
     if (size === 0) {
       if (position.seq > 0) throw this.notOurs(position);
-      return undefined;
+      return { last: undefined, size };
     }
     let start = Math.max(0, size - TAIL_BYTES);
     for (;;) {
@@ -202,9 +261,14 @@ export class ErasureLedger {
       await handle.read(buffer, 0, buffer.length, start);
       const text = buffer.toString('utf8');
       const end = text.lastIndexOf('\n');
-      if (end < text.length - 1) await handle.truncate(start + end + 1);
-      const complete = text.slice(0, end + 1);
-      const lines = complete.split('\n').slice(start === 0 ? 0 : 1, -1);
+      if (end < text.length - 1) {
+        await handle.truncate(start + end + 1);
+        size = start + end + 1;
+      }
+      const lines = text
+        .slice(0, end + 1)
+        .split('\n')
+        .slice(start === 0 ? 0 : 1, -1);
       const entries = lines.map((line) => parseLine(line, this.file));
       const first = entries[0];
       if (start > 0 && (!first || first.seq > position.seq)) {
@@ -215,7 +279,11 @@ export class ErasureLedger {
         const applied = entries.find((e) => e.seq === position.seq);
         if (!applied || applied.mac !== position.head) throw this.notOurs(position);
       }
-      return entries.at(-1);
+      const last = entries.at(-1);
+      if (last?.store !== undefined && last.store !== this.storeId) {
+        throw new LedgerError(foreignLedger(this.file, last.store, this.storeId));
+      }
+      return { last, size };
     }
   }
 
@@ -223,6 +291,16 @@ export class ErasureLedger {
     return new LedgerError(
       `the erasure ledger ${this.file} does not hold this database's last erasure entry (${position.seq}): it was cut, or it is another database's ledger; set ERASURE_LEDGER to this database's ledger (docs/backup.md)`,
     );
+  }
+}
+
+/** Cuts a failed append's bytes off again, so no partial line of it stays; best effort. */
+async function cutBack(handle: fsp.FileHandle, size: number): Promise<void> {
+  try {
+    await handle.truncate(size);
+    await handle.sync();
+  } catch {
+    // A partial line that stays is cut by the next append and never read: it was never acknowledged.
   }
 }
 
@@ -241,14 +319,4 @@ function splitLines(text: string): { lines: string[]; torn: boolean } {
   // A partial last line is an append that never returned: it was never acknowledged.
   parts.pop();
   return { lines: parts, torn };
-}
-
-/** Makes a new directory entry durable (a file created, renamed or removed in `dir`). */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
