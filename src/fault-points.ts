@@ -1,5 +1,6 @@
 /**
- * Named points in the steps of a backup, a restore and an erasure replay where the fault tests
+ * Named points in the steps of a backup, a restore, an erasure replay and an erasure job (as it
+ * starts, the jobs this process claimed held under its lease) where the fault tests
  * kill the process (`HEALTHSPAN_KILL_AT=<point>`): each such step must leave the data so that a
  * rerun converges and nothing erased is served (docs/backup.md, "Faults"). Read once, at the
  * first point reached; unset in every real deployment, where a point costs one comparison.
@@ -14,7 +15,8 @@ export type FaultPoint =
   | 'restore.recorded'
   | 'replay.entry'
   | 'replay.entries'
-  | 'replay.erasures';
+  | 'replay.erasures'
+  | 'erasure.running';
 
 let armed: string | undefined | null = null;
 

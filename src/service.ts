@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticator.js';
@@ -11,6 +12,7 @@ import { PageCursors } from './http/cursor.js';
 import { DownloadLinks } from './http/download-links.js';
 import type { ListenTiming } from './http/listen-stream.js';
 import { checksIdentity } from './ingest/index.js';
+import { removeLeftovers } from './lifecycle/backup.js';
 import { BackupScheduler, lastBackupSeconds } from './lifecycle/backup-scheduler.js';
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import type { ReplayReport } from './lifecycle/replay.js';
@@ -33,7 +35,7 @@ import { Worker } from './queue/worker.js';
 import { type ReadinessCheck, readiness } from './readiness.js';
 import type { ServiceRole } from './service-role.js';
 import { FileArtifactStore } from './store/embedded/file-artifact-store.js';
-import { checkArtifactStoreOf, isPostgresUrl, Store } from './store/index.js';
+import { checkArtifactStoreOf, isPostgresUrl, maintenanceDatabase, Store } from './store/index.js';
 import { ERASURE_JOB_TYPE } from './store/repositories/erasures.js';
 import { loadOrCreateSecret } from './store/secrets.js';
 import { sqliteFile } from './store/sqlite/driver.js';
@@ -207,6 +209,11 @@ async function openServiceStore(
     await parts.stopTracing?.();
     throw error;
   }
+  if (!isPostgresUrl(config.databaseUrl)) {
+    // A killed restore's copy of a database (health data included) that nothing would remove.
+    const left = await removeLeftovers(path.resolve(config.dataDir));
+    if (left.removed.length > 0) logger.warn(left, 'removed what a killed restore left in DATA_DIR');
+  }
   const store = Store.open(config, { clock, logger, background: true });
   try {
     await store.checkConnection();
@@ -237,6 +244,8 @@ function warnOfSettings(config: Config, logger: Logger): void {
     ...(config.downloadSigningSecret ? [] : ['DOWNLOAD_SIGNING_SECRET']),
     ...(config.webhookSecretsKey ? [] : ['WEBHOOK_SECRETS_KEY']),
   ];
+  const maintenance = maintenanceDatabase(config.databaseUrl);
+  if (maintenance) logger.warn(maintenance);
   if (config.databaseUrl && unset.length > 0) {
     logger.warn(
       `DATABASE_URL is set but ${unset.join(' and ')} ${unset.length > 1 ? 'are' : 'is'} not: generated into DATA_DIR instead, so processes that do not share DATA_DIR will not accept each other’s download links or open each other’s webhook secrets. If several processes share this database, set both, the same everywhere.`,

@@ -28,9 +28,13 @@ export function addErasuresCommands(program: Command): void {
       'Erase again, from the erasure ledger, every subject erased since the database was backed up (after a restore)',
     )
     .action(async () => {
-      const logger = createLogger(loadConfig().logLevel, process.stderr);
+      const config = loadConfig();
+      const logger = createLogger(config.logLevel, process.stderr);
+      const leaseMs = config.jobLeaseSeconds * 1000;
       print(
-        await withStore((_s, store) => replayErasures(store, { clock: systemClock, logger, origin: ORIGIN })),
+        await withStore((_s, store) =>
+          replayErasures(store, { clock: systemClock, logger, origin: ORIGIN, leaseMs }),
+        ),
       );
     });
   erasures

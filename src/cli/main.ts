@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config.js';
 import { BackupError } from '../lifecycle/backup.js';
 import { LedgerError, LedgerUnavailableError } from '../store/ledger/index.js';
+import { DatabaseNotOursError } from '../store/migrate.js';
 import { DatabaseUnavailableError } from '../store/postgres/connect-failure.js';
 import { NoSandboxError, NotFoundError } from '../store/repositories/accounts.js';
 import { StoreDamagedError, storeDamaged } from '../store/sqlite/damaged.js';
@@ -75,6 +76,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const message =
       known instanceof StoreDamagedError ||
       known instanceof LedgerUnavailableError ||
+      error instanceof DatabaseNotOursError ||
       error instanceof UsageError ||
       error instanceof NotFoundError ||
       error instanceof NoSandboxError ||

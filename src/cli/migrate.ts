@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
+import { maintenanceDatabase } from '../store/index.js';
 import { print } from './output.js';
 import { openStore } from './store.js';
 
@@ -9,7 +10,10 @@ export function addMigrateCommand(program: Command): void {
     .command('migrate')
     .description('Apply pending database migrations')
     .action(async () => {
-      const store = await openStore(loadConfig());
+      const config = loadConfig();
+      const maintenance = maintenanceDatabase(config.databaseUrl);
+      if (maintenance) process.stderr.write(`healthspan-admin: warning: ${maintenance}\n`);
+      const store = await openStore(config);
       try {
         print(await store.migrate());
       } finally {

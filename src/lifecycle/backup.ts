@@ -159,6 +159,7 @@ async function nameCopy(partial: string, target: string): Promise<void> {
     }
     throw error;
   }
+  await fsp.rm(partial);
   await syncDirectory(path.dirname(target));
 }
 

@@ -1,8 +1,10 @@
 import type { Clock } from '../clock.js';
+import { faultPoint } from '../fault-points.js';
 import type { JobKinds } from '../queue/kinds.js';
 import { DependencyUnavailableError, type JobDefinition, PermanentJobError } from '../queue/types.js';
 import { ObjectStoreUnavailableError } from '../store/artifact-store.js';
 import type { SystemStore } from '../store/index.js';
+import { LedgerUnavailableError } from '../store/ledger/index.js';
 import { ERASURE_JOB_TYPE } from '../store/repositories/erasures.js';
 
 export interface ErasureJobDeps {
@@ -28,6 +30,20 @@ async function deleteObjects(store: ErasureJobDeps['store'], submissionId: strin
 }
 
 /**
+ * The ledger's entry, or, while the ledger cannot take it (a full or read-only file system, the
+ * file gone), a retry that never runs out: the erasure waits for the ledger, and its data stays
+ * whole until both are written in one commit.
+ */
+async function ledgerOrWait(append: () => Promise<void>): Promise<void> {
+  try {
+    await append();
+  } catch (error) {
+    if (!(error instanceof LedgerUnavailableError)) throw error;
+    throw new DependencyUnavailableError(error.message, 'LedgerUnavailable');
+  }
+}
+
+/**
  * Erases one submission of an erasure request (docs/data-lifecycle.md). All of it happens in the
  * transaction that completes the job: the submission and everything derived from it go, the
  * erasure counts it, and the last job of an erasure completes it (audited as `subject.erased`).
@@ -42,6 +58,7 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
         throw new PermanentJobError('This erasure step names no erasure or submission.');
       }
       const submissionId = job.submissionId;
+      faultPoint('erasure.running');
       const artifactIds = await deleteObjects(store, submissionId);
       // The ledger entry a first attempt appended, which a second one settles.
       const ledgerMemo = {};
@@ -66,7 +83,7 @@ export function erasureJob(deps: ErasureJobDeps): JobDefinition {
             },
             now,
           );
-          await store.erasures.ledgerCompleted(trx, completed, now, ledgerMemo);
+          await ledgerOrWait(() => store.erasures.ledgerCompleted(trx, completed, now, ledgerMemo));
           completion.afterCommit(() => store.flushDeletes());
         }
       };

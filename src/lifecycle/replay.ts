@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import type { AuditOrigin } from '../domain/audit.js';
 import { faultPoint } from '../fault-points.js';
 import { JobKinds } from '../queue/kinds.js';
+import { Rescuer } from '../queue/maintenance/rescuer.js';
 import { Worker } from '../queue/worker.js';
 import type { Store, SystemStore } from '../store/index.js';
 import type { LedgerBook, LedgerEntry } from '../store/ledger/index.js';
@@ -31,6 +32,8 @@ export interface ReplayDeps {
   origin: AuditOrigin;
   /** How long the erasures may take before the replay gives up (and can be run again). */
   timeoutMs?: number;
+  /** The lease of the replay's erasure jobs (JOB_LEASE_SECONDS): how long a killed replay holds them. */
+  leaseMs?: number;
 }
 
 /** The partner's references of an account's subjects, by the ledger's keyed hash of each. */
@@ -167,27 +170,32 @@ async function replayEntry(
 
 /**
  * Runs the erasure jobs until the given erasures completed; the submissions they removed. A job
- * a stopped process still holds is taken once its lease runs out.
+ * a stopped process still held (a replay killed mid-way) is taken back once its lease ran out,
+ * as the service's rescuer would, so the replay never waits for a service to run.
  */
 async function runErasures(store: Store, ids: string[], deps: ReplayDeps): Promise<number> {
   if (ids.length === 0) return 0;
   const kinds = registerErasureJobs(new JobKinds(), { store: store.system, clock: deps.clock });
+  const { logger, clock } = deps;
   const worker = new Worker({
     store: store.system,
     kinds,
-    logger: deps.logger,
-    clock: deps.clock,
+    logger,
+    clock,
     pollMs: 250,
+    leaseMs: deps.leaseMs,
   });
+  const rescuer = new Rescuer({ store: store.system, kinds, logger, clock, onlyItsKinds: true });
   worker.start();
   try {
     const deadline = performance.now() + (deps.timeoutMs ?? 10 * 60_000);
-    for (;;) {
+    for (let polls = 0; ; polls++) {
       const progress = await store.system.erasures.progressOf(ids);
       if (progress.pending === 0) return progress.submissions;
       if (performance.now() > deadline) {
         throw new LedgerError('the replayed erasures did not complete in time; run the replay again');
       }
+      if (polls % 20 === 0) await rescuer.runOnce();
       await delay(50);
     }
   } finally {

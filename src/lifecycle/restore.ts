@@ -131,7 +131,7 @@ export async function restoreBackup(
     faultPoint('restore.migrated');
     const accounts = await recordRestore(store.system, deps.origin, deps.clock());
     faultPoint('restore.recorded');
-    const replay = await replayErasures(store, deps);
+    const replay = await replayErasures(store, { ...deps, leaseMs: config.jobLeaseSeconds * 1000 });
     return {
       restored: copy,
       backupCreatedAt: manifest.createdAt,

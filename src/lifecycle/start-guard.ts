@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import { type Config, ConfigError } from '../config.js';
-import type { Store, StoreConfig } from '../store/index.js';
+import { ledgerBookFor, type Store, type StoreConfig } from '../store/index.js';
+import { LedgerError } from '../store/ledger/index.js';
 import { pendingMigrations } from '../store/migrate.js';
 import { withReadOnlyStore } from '../store/read-only.js';
 import { compareLedger, refusalOf, settled } from './ledger-check.js';
@@ -19,13 +20,35 @@ export async function checkLedgerBeforeOpening(
   config: Pick<Config, 'erasureReplayOnStart'> & StoreConfig,
   logger: Logger,
 ): Promise<void> {
-  await withReadOnlyStore(config, logger, async (view) => {
+  const checked = await withReadOnlyStore(config, logger, async (view) => {
     const verdict = await compareLedger(view.ledger, {
       replayState: view.migrations.has('0026_erasure_replay_state'),
     });
     if (verdict.kind === 'broken') throw new ConfigError(verdict.message);
     if (!settled(verdict) && !config.erasureReplayOnStart) throw new ConfigError(refusalOf(verdict));
+    return true;
   });
+  if (!checked) await refuseAnothersLedger(config);
+}
+
+/**
+ * A database that is not there yet (or has no ledger state) must not take over a ledger that
+ * holds entries: they are another database's (the one that was in DATA_DIR before, or the one
+ * ERASURE_LEDGER was set for), and this one would append after them.
+ */
+async function refuseAnothersLedger(config: StoreConfig): Promise<void> {
+  const book = ledgerBookFor(config);
+  if (!book.place.embedded && book.place.file === undefined) return;
+  const ledger = book.of('');
+  const { entries, foreignStore } = await ledger.read().catch((error: unknown) => {
+    if (error instanceof LedgerError) throw new ConfigError(error.message);
+    throw error;
+  });
+  if (foreignStore === undefined && entries.length === 0) return;
+  const owner = foreignStore ?? entries.at(-1)?.store ?? 'not named in its entries';
+  throw new ConfigError(
+    `the erasure ledger ${ledger.file} holds the entries of another database (store ${owner}), and this database is new: give it a ledger of its own by setting ERASURE_LEDGER to a new path, or, if that database is gone for good and no backup of it will be restored, move the old ledger away (docs/backup.md)`,
+  );
 }
 
 /**
@@ -35,7 +58,7 @@ export async function checkLedgerBeforeOpening(
  * are pending, or that does not answer, is left to the readiness check (`MIGRATE_ON_START=false`).
  */
 export async function guardLedger(
-  config: Pick<Config, 'erasureReplayOnStart'>,
+  config: Pick<Config, 'erasureReplayOnStart' | 'jobLeaseSeconds'>,
   store: Store,
   deps: { clock: Clock; logger: Logger },
 ): Promise<ReplayReport | undefined> {
@@ -63,5 +86,6 @@ export async function guardLedger(
     clock: deps.clock,
     logger: deps.logger,
     origin: { actor: { type: 'system' }, requestId: 'erasure-replay-on-start' },
+    leaseMs: config.jobLeaseSeconds * 1000,
   });
 }

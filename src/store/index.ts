@@ -82,6 +82,22 @@ export async function checkArtifactStoreOf(config: StoreConfig): Promise<void> {
   }
 }
 
+/**
+ * The warning for a DATABASE_URL naming the server's own maintenance database (`postgres`, or a
+ * template): healthspan's tables would sit among whatever else uses it. Undefined otherwise.
+ */
+export function maintenanceDatabase(url: string | undefined): string | undefined {
+  if (!isPostgresUrl(url)) return undefined;
+  let name: string;
+  try {
+    name = decodeURIComponent(new URL(url).pathname.slice(1));
+  } catch {
+    return undefined;
+  }
+  if (!['postgres', 'template0', 'template1'].includes(name)) return undefined;
+  return `DATABASE_URL names the server's maintenance database "${name}": give healthspan a database of its own (createdb healthspan; docs/postgresql.md)`;
+}
+
 export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//.test(url);
 }

@@ -31,6 +31,28 @@ export interface MigrationReport {
   applied: string[];
 }
 
+/** The database holds tables that are not healthspan's and no healthspan migration ever ran there. */
+export class DatabaseNotOursError extends Error {}
+
+/** Kysely's own tables: what a database migrated by nothing but this tool may hold beside ours. */
+const MIGRATOR_TABLES = new Set(['kysely_migration', 'kysely_migration_lock']);
+
+/**
+ * Refuses to create healthspan's tables in a database that holds others and was never migrated
+ * by healthspan (the server's `postgres` database with something in it, another application's
+ * database): healthspan wants a database of its own.
+ */
+async function refuseAnotherDatabase(db: Kysely<Database>, where: string): Promise<void> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (tables.some((t) => t.name === 'kysely_migration')) return;
+  const others = tables.filter((t) => !MIGRATOR_TABLES.has(t.name)).map((t) => t.name);
+  if (others.length === 0) return;
+  const shown = others.slice(0, 3).join(', ') + (others.length > 3 ? `, and ${others.length - 3} more` : '');
+  throw new DatabaseNotOursError(
+    `the database at ${where} already holds tables that are not healthspan's (${shown}) and no healthspan migration ran there: give healthspan a database of its own (createdb healthspan; docs/postgresql.md); nothing was created`,
+  );
+}
+
 /**
  * Runs the migrator holding the lock every process migrating the same database takes
  * (`Driver.withMigrationLock`), so that processes started together (several replicas with
@@ -42,6 +64,7 @@ async function migrateLocked(
   run: (m: Migrator) => Promise<MigrationResultSet>,
 ): Promise<MigrationReport> {
   const { error, results } = await driver.withMigrationLock(async (conn) => {
+    await refuseAnotherDatabase(conn, driver.describe);
     const outcome = await run(migrator(conn, driver));
     // A failed migration rolls back what the lock's transaction holds (SQLite's whole run).
     if (outcome.error)

@@ -44,7 +44,7 @@ describe('what backup and restore refuse', () => {
       const running = await runCli(env, ['backup', 'restore', copy]);
       expect(running.code).toBe(1);
       expect(running.stderr).toMatch(/is in use \(the service is running\): stop every process using it/);
-      expect(fs.existsSync(`${db}.restoring`)).toBe(false);
+      expect(fs.readdirSync(dataDir).filter((n) => n.includes('.partial-'))).toEqual([]);
       await eraseSubject(service, account, 'never-sent-2');
     } finally {
       await service.stop();
@@ -58,7 +58,7 @@ describe('what backup and restore refuse', () => {
       expect(restore.code).toBe(1);
       expect(restore.stderr).toMatch(message);
       expect(sha(db)).toBe(dbBefore);
-      expect(fs.existsSync(`${db}.restoring`)).toBe(false);
+      expect(fs.readdirSync(dataDir).filter((n) => n.includes('.partial-'))).toEqual([]);
     };
     const variant = (name: string, change: (bytes: Buffer) => Buffer, manifest?: (m: string) => string) => {
       const file = path.join(backups, name);
@@ -128,5 +128,30 @@ describe('what backup and restore refuse', () => {
       'erasures.ledger_overridden',
     ]);
     expect((audit.json?.events as unknown[] | undefined)?.length).toBe(1);
+  });
+});
+
+describe('a hand copy of a live store', () => {
+  it('is named damaged, with what to restore instead, by the replay and the start alike', async () => {
+    const dataDir = tempDataDir();
+    const service = await startTestService({ DATA_DIR: dataDir });
+    try {
+      const account = await createAccount(service);
+      await eraseSubject(service, account, 'never-sent');
+    } finally {
+      await service.stop();
+    }
+    // What a copy taken under writes can hold: pages of two moments, here pages overwritten.
+    const db = path.join(dataDir, 'healthspan.sqlite');
+    const bytes = fs.readFileSync(db);
+    bytes.fill(0x5a, 4096, bytes.length);
+    fs.writeFileSync(db, bytes);
+    const sentence = new RegExp(
+      `the store in DATA_DIR=${dataDir} is damaged \\(.+\\): a copy of a live database's files is not a backup; restore one that "healthspan-admin backup create" made, with "healthspan-admin backup restore" \\(docs/backup.md\\)`,
+    );
+    const replay = await runCli({ DATA_DIR: dataDir }, ['erasures', 'replay']);
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toMatch(sentence);
+    await expect(startTestService({ DATA_DIR: dataDir })).rejects.toThrow(sentence);
   });
 });

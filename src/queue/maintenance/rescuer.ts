@@ -24,6 +24,8 @@ export interface RescuerOptions {
   /** Jobs rescued per pass at most (the rest in the next pass). */
   batchSize?: number;
   retry?: Partial<RetryPolicy>;
+  /** Rescue only jobs of `kinds` (a process that runs some kinds alone: the erasure replay). */
+  onlyItsKinds?: boolean;
 }
 
 /**
@@ -59,7 +61,8 @@ export class Rescuer implements MaintenanceService {
     // value; the lock is the transaction's, taken again by a second attempt.
     const settled = await batcher.submit(async (trx) => {
       if (!(await tryExclusive(trx, MAINTENANCE_LOCK_KEYS.rescuer))) return [];
-      const expired = await jobs.expired(trx, now, this.batchSize);
+      const types = this.o.onlyItsKinds ? this.o.kinds.names() : undefined;
+      const expired = await jobs.expired(trx, now, this.batchSize, types);
       const out: Array<{
         job: ClaimedJob;
         plan: ReturnType<typeof planFailure>;

@@ -130,13 +130,19 @@ export class ErasureLedger {
       throw unreadable(this.file, error);
     }
     const { lines, torn } = splitLines(text);
+    // Another database's ledger is said to be so before its chain is checked: written on another
+    // host, its MACs would fail with this one's key, and "damaged" would send the operator the
+    // wrong way.
+    const foreignStore = lines
+      .map((line) => tryParse(line)?.store)
+      .find((store) => typeof store === 'string' && store !== this.storeId);
+    if (foreignStore !== undefined) return { exists: true, entries: [], torn, foreignStore };
     const entries: LedgerEntry[] = [];
     for (const [i, line] of lines.entries()) {
       const entry = this.check(line, i + 1, entries.at(-1));
       entries.push(entry);
     }
-    const foreign = entries.find((e) => e.store !== undefined && e.store !== this.storeId);
-    return { exists: true, entries, torn, foreignStore: foreign?.store };
+    return { exists: true, entries, torn, foreignStore: undefined };
   }
 
   /** A line as an entry, or `LedgerError` naming it when it is not the one the chain expects. */
@@ -169,6 +175,16 @@ export class ErasureLedger {
    * creates the file (and its folder): a ledger that went away is never started again here.
    */
   async append(fields: LedgerFields, position: LedgerPosition): Promise<LedgerEntry> {
+    const [entry] = await this.appendAll([fields], position);
+    if (!entry) throw new Error('an append wrote no entry');
+    return entry;
+  }
+
+  /**
+   * `append` for entries that belong together (an erasure requested and completed at once): one
+   * write and one sync, whole or not at all.
+   */
+  async appendAll(all: LedgerFields[], position: LedgerPosition): Promise<LedgerEntry[]> {
     const dir = path.dirname(this.file);
     const fresh = position.seq === 0;
     const newDir = fresh && !fs.existsSync(dir);
@@ -183,9 +199,11 @@ export class ErasureLedger {
     }
     try {
       const { last, size } = await this.tailOrRefuse(handle, position);
-      const entry = this.entryAfter(last, fields);
+      const entries: LedgerEntry[] = [];
+      for (const fields of all) entries.push(this.entryAfter(entries.at(-1) ?? last, fields));
+      const lines = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
       try {
-        await appendWhole(handle, Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8'));
+        await appendWhole(handle, Buffer.from(lines, 'utf8'));
         await handle.sync();
         if (newFile) await syncDirectory(dir);
         if (newDir) await syncDirectory(path.dirname(dir));
@@ -193,7 +211,7 @@ export class ErasureLedger {
         await cutBack(handle, size);
         throw unwritable(this.file, error);
       }
-      return entry;
+      return entries;
     } finally {
       await handle.close();
     }
@@ -301,6 +319,15 @@ async function cutBack(handle: fsp.FileHandle, size: number): Promise<void> {
     await handle.sync();
   } catch {
     // A partial line that stays is cut by the next append and never read: it was never acknowledged.
+  }
+}
+
+function tryParse(line: string): Partial<LedgerEntry> | undefined {
+  try {
+    const parsed = JSON.parse(line) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Partial<LedgerEntry>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -45,24 +45,32 @@ export class LedgerStateRepository {
    * `LedgerUnavailableError` (nothing appended) when the ledger cannot take it.
    */
   async append(trx: Executor, fields: LedgerFields): Promise<LedgerEntry> {
+    const [entry] = await this.appendAll(trx, [fields]);
+    if (!entry) throw new Error('an append wrote no entry');
+    return entry;
+  }
+
+  /** `append` for entries that belong together: one write, whole or not at all. */
+  async appendAll(trx: Executor, all: LedgerFields[]): Promise<LedgerEntry[]> {
     const held = await trx
       .updateTable('erasure_ledger_state')
-      .set({ updated_at: fields.at })
+      .set({ updated_at: all[0]?.at ?? new Date(0).toISOString() })
       .where('id', '=', 1)
       .returning(['store_id', 'applied_seq', 'head'])
       .executeTakeFirstOrThrow();
-    let entry: LedgerEntry;
+    let entries: LedgerEntry[];
     try {
-      entry = await this.book()
+      entries = await this.book()
         .of(held.store_id)
-        .append(fields, { seq: Number(held.applied_seq), head: held.head });
+        .appendAll(all, { seq: Number(held.applied_seq), head: held.head });
     } catch (error) {
       if (error instanceof LedgerUnavailableError) emit('ledger.refused', { reason: error.reason });
       throw error;
     }
-    await this.advance(trx, entry);
-    emit('ledger.appended', { kind: entry.kind });
-    return entry;
+    const last = entries.at(-1);
+    if (last) await this.advance(trx, last);
+    for (const entry of entries) emit('ledger.appended', { kind: entry.kind });
+    return entries;
   }
 
   /** Holds the ledger row until `trx` ends: no other process appends meanwhile. */

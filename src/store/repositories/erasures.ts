@@ -5,7 +5,7 @@ import type { Driver } from '../driver.js';
 import { ERASURE_JOB_TYPE } from '../erasure-job-type.js';
 import { newId, subjectIdFor } from '../ids.js';
 import { type KeysetPage, type KeysetPosition, keysetPage } from '../keyset.js';
-import type { LedgerEntry, LedgerStateRepository } from '../ledger/index.js';
+import type { LedgerEntry, LedgerFields, LedgerStateRepository } from '../ledger/index.js';
 import type { Executor } from '../prepared.js';
 import type { AuditRepository } from './audit.js';
 import type { JobsRepository } from './jobs.js';
@@ -164,22 +164,19 @@ export class ErasureRepository {
     }
     const at = e.now.toISOString();
     const ledger = this.deps.ledger;
-    let entry = await ledger.append(trx, {
-      kind: 'requested',
-      at,
-      tenantId: e.tenantId,
-      erasureId: e.erasureId,
-      subject: ledger.book().subjectHash(e.tenantId, e.partnerSubjectId),
-    });
-    if (e.completedAtOnce) {
-      entry = await ledger.append(trx, {
-        kind: 'completed',
+    const fields: LedgerFields[] = [
+      {
+        kind: 'requested',
         at,
         tenantId: e.tenantId,
         erasureId: e.erasureId,
-        subject: null,
-      });
+        subject: ledger.book().subjectHash(e.tenantId, e.partnerSubjectId),
+      },
+    ];
+    if (e.completedAtOnce) {
+      fields.push({ kind: 'completed', at, tenantId: e.tenantId, erasureId: e.erasureId, subject: null });
     }
+    const entry = (await ledger.appendAll(trx, fields)).at(-1);
     if (use.memo) use.memo.entry = entry;
   }
 

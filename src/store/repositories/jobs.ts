@@ -253,15 +253,15 @@ export class JobsRepository {
   }
 
   /** Running jobs whose lease ran out: their worker died or stalled. */
-  async expired(db: Executor, now: Date, limit: number): Promise<ClaimedJob[]> {
-    const rows = await db
+  /** Running jobs whose lease ran out, oldest lease first; of `types` only, when given. */
+  async expired(db: Executor, now: Date, limit: number, types?: string[]): Promise<ClaimedJob[]> {
+    let query = db
       .selectFrom('jobs')
       .select(CLAIMED_COLUMNS)
       .where(sql<boolean>`status = 'running'`)
-      .where('locked_until', '<', now.toISOString())
-      .orderBy('locked_until')
-      .limit(limit)
-      .execute();
+      .where('locked_until', '<', now.toISOString());
+    if (types !== undefined) query = query.where('type', 'in', types);
+    const rows = await query.orderBy('locked_until').limit(limit).execute();
     return rows.map(toClaimed);
   }
 
