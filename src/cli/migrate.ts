@@ -11,9 +11,10 @@ export function addMigrateCommand(program: Command): void {
     .description('Apply pending database migrations')
     .action(async () => {
       const config = loadConfig();
+      const store = await openStore(config);
+      // Once it answers: a warning about the database is no use before the failure to reach it.
       const maintenance = maintenanceDatabase(config.databaseUrl);
       if (maintenance) process.stderr.write(`healthspan-admin: warning: ${maintenance}\n`);
-      const store = await openStore(config);
       try {
         print(await store.migrate());
       } finally {

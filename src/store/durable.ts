@@ -8,9 +8,8 @@ import path from 'node:path';
  * manifests take their names with `writeFileDurably` and `syncDirectory`.
  */
 
-/** Makes a new directory entry durable (a file created, renamed or removed in `dir`). */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, 'r');
+async function sync(target: string, flags: 'r' | 'r+'): Promise<void> {
+  const handle = await fsp.open(target, flags);
   try {
     await handle.sync();
   } finally {
@@ -18,14 +17,14 @@ export async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
+/** Makes a new directory entry durable (a file created, renamed or removed in `dir`). */
+export function syncDirectory(dir: string): Promise<void> {
+  return sync(dir, 'r');
+}
+
 /** Puts a file's bytes on disk. */
-export async function syncFile(file: string): Promise<void> {
-  const handle = await fsp.open(file, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+export function syncFile(file: string): Promise<void> {
+  return sync(file, 'r+');
 }
 
 /**

@@ -31,6 +31,7 @@ const ALERTS = [
   'HealthspanSlowIngest',
   'HealthspanEventLoopLag',
   'HealthspanBackupStale',
+  'HealthspanErasuresRefused',
 ];
 
 // Grafana's import form replaces this with the data source the operator picks.
