@@ -1,6 +1,5 @@
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
-import { boundOldGenerationGrowthWithoutWorker } from './heap-growth.js';
 import { createLogger } from './logger.js';
 import { startService, stopOnSignals } from './service.js';
 import { startFailureLine } from './start-failure.js';
@@ -16,7 +15,6 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  boundOldGenerationGrowthWithoutWorker('all', config.workerConcurrency);
   const logger = createLogger(config.logLevel);
   stopOnSignals(await startService(config, { logger, clock: systemClock }), logger);
 }

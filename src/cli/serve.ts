@@ -1,7 +1,6 @@
 import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
-import { boundOldGenerationGrowthWithoutWorker } from '../heap-growth.js';
 import { createLogger } from '../logger.js';
 import type { ServiceRole } from '../service-role.js';
 import { startFailureLine } from '../start-failure.js';
@@ -21,7 +20,6 @@ export function addServeCommand(program: Command): void {
     )
     .action(async (opts: { role: ServiceRole }) => {
       const config = loadConfig();
-      boundOldGenerationGrowthWithoutWorker(opts.role, config.workerConcurrency);
       const logger = createLogger(config.logLevel);
       // Loaded here, not at the top: the service's modules (HTTP server, PDF fonts, queue
       // clients) took most of a second of every other command's start.

@@ -1,5 +1,5 @@
-import type { Kysely, Migration, MigrationProvider, MigrationResultSet } from 'kysely';
-import { Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
+import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator } from 'kysely/migration';
 import type { Database } from './database.js';
 import type { Driver } from './driver.js';
 import { MIGRATIONS } from './migrations/index.js';

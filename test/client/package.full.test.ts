@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliFor, setCallback } from '../helpers/cli.js';
 import { tempDataDir } from '../helpers/dirs.js';
+import { nodeOfLine, OTHER_LINES } from '../helpers/node-lines.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { freePort } from '../helpers/processes.js';
 import { TestReceiver } from '../helpers/receiver.js';
@@ -33,9 +34,16 @@ let secret: string;
 let testKey: string;
 let testSecret: string;
 
-/** Runs a consumer script; asynchronously, since the server it calls runs in this process. */
-async function run(file: string, env: Record<string, string>): Promise<Record<string, unknown>> {
-  const { stdout } = await promisify(execFile)(process.execPath, [file], {
+/**
+ * Runs a consumer script (on this Node, or another line's); asynchronously, since the server it
+ * calls runs in this process.
+ */
+async function run(
+  file: string,
+  env: Record<string, string>,
+  node: string = process.execPath,
+): Promise<Record<string, unknown>> {
+  const { stdout } = await promisify(execFile)(node, [file], {
     cwd: project,
     env: { ...process.env, ...env },
     encoding: 'utf8',
@@ -529,4 +537,33 @@ export async function status(id: string): Promise<string> {
     fs.writeFileSync(path.join(project, 'consumer.ts'), broken);
     expect(() => execFileSync(TSC, ['-p', 'tsconfig.json'], { cwd: project, stdio: 'pipe' })).toThrow();
   });
+
+  // The package's engines name every maintained line; each runs the same two scripts.
+  it.each(Object.keys(OTHER_LINES) as Array<keyof typeof OTHER_LINES>)(
+    'runs from ES modules and CommonJS on Node %s too',
+    async (line) => {
+      const node = await nodeOfLine(line);
+      const { stdout } = await promisify(execFile)(node, ['--version'], { encoding: 'utf8' });
+      expect(stdout.trim()).toBe(`v${OTHER_LINES[line]}`);
+      const sequence = await run('sequence.mjs', { BASE: service.url, KEY: account.apiKey }, node);
+      expect(sequence).toMatchObject({ status: 'completed', replayedSame: true, pdf: '%PDF-' });
+      const receiverOut = await run(
+        'receiver.cjs',
+        { BASE: service.url, KEY: account.apiKey, SECRET: secret, OLD: 'whsec_an_old_secret' },
+        node,
+      );
+      expect(receiverOut).toMatchObject({
+        verified: true,
+        forged: 'bad_signature',
+        errorIsTyped: true,
+        status: 404,
+      });
+      const manifest = JSON.parse(
+        fs.readFileSync(path.join(ROOT, 'packages/client/package.json'), 'utf8'),
+      ) as {
+        engines: { node: string };
+      };
+      expect(manifest.engines.node).toBe('>=22.12.0');
+    },
+  );
 });

@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliFor } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/pipeline.js';
+import { freePort } from '../helpers/processes.js';
 import { type ReceivedDelivery, TestReceiver } from '../helpers/receiver.js';
 import {
   bodyFor,
@@ -190,5 +191,25 @@ describe('healthspan listen', () => {
     running.push(listen);
     expect(await listen.exited).toBe(1);
     expect(listen.stderr.join('')).toContain('TEST_MODE_ONLY');
+  });
+
+  it('says it cannot reach the service when it never connected, and that the stream dropped once it had', async () => {
+    const nobody = `http://127.0.0.1:${await freePort()}`;
+    const listen = startListen(nobody, testKey, receiverUrl);
+    running.push(listen);
+    await waitUntil(
+      async () => listen.stderr.join('').includes('Trying again'),
+      30_000,
+      'listen told it cannot reach the service',
+    );
+    const told = listen.stderr.join('');
+    expect(told).toMatch(
+      new RegExp(
+        `^Cannot reach the service at ${nobody} \\(fetch failed: ECONNREFUSED\\); check --base-url or HEALTHSPAN_BASE_URL and that the service runs\\. Trying again in 250 ms\\.\n`,
+      ),
+    );
+    expect(told).not.toContain('The stream dropped');
+    listen.child.kill('SIGTERM');
+    expect(await listen.exited).toBe(0);
   });
 });

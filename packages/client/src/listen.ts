@@ -15,8 +15,12 @@ export interface ListenOptions {
   onStarted?(info: { listenSecret: string }): void;
   /** Called after each event is forwarded, with what the receiver answered. */
   onForwarded?(outcome: ForwardOutcome): void;
-  /** Called when the stream dropped and is opened again after `delayMs`. */
-  onReconnecting?(info: { delayMs: number; reason: string }): void;
+  /**
+   * Called when the stream dropped and is opened again after `delayMs`; `connected` is false
+   * while no connection of this `listen` ever reached the service (a wrong base URL, a service
+   * that is down), true once one did.
+   */
+  onReconnecting?(info: { delayMs: number; reason: string; connected: boolean }): void;
   /** Called when an answer could not be reported back (the forward itself happened). */
   onReportFailed?(info: { eventId: string; error: HealthspanError }): void;
   /** Stops listening; `listen` then resolves. */
@@ -38,7 +42,7 @@ export async function listen(options: ListenOptions): Promise<void> {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const target = new URL(options.forwardTo);
   const maxDelay = options.maxReconnectDelayMs ?? 10_000;
-  const state: StreamState = { lastEventId: undefined, failures: 0 };
+  const state: StreamState = { lastEventId: undefined, failures: 0, connected: false };
   while (!options.signal?.aborted) {
     let reason: string;
     try {
@@ -51,7 +55,7 @@ export async function listen(options: ListenOptions): Promise<void> {
     }
     if (options.signal?.aborted) break;
     const delayMs = Math.min(maxDelay, 250 * 2 ** state.failures++);
-    options.onReconnecting?.({ delayMs, reason });
+    options.onReconnecting?.({ delayMs, reason, connected: state.connected });
     await sleep(delayMs, options.signal);
   }
 }
@@ -61,6 +65,8 @@ interface StreamState {
   lastEventId: string | undefined;
   /** Connections that failed in a row: the next wait doubles with each. */
   failures: number;
+  /** Whether a connection ever reached the service and opened the stream. */
+  connected: boolean;
 }
 
 /** One connection of the stream, until it ends or drops. */
@@ -81,6 +87,7 @@ async function streamOnce(
   });
   if (!res.ok || !res.body) throw await errorFromResponse(res);
   state.failures = 0;
+  state.connected = true;
   for await (const message of sseMessages(res.body as unknown as AsyncIterable<Uint8Array>)) {
     if (message.event === 'listen.started') {
       // Where the stream starts: resuming from it loses nothing even before a first event.

@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.js';
 import { consoleActionRoutes } from './actions.js';
@@ -31,6 +32,8 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleOptions):
     { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
   );
+  // The session cookie is read and written through @fastify/cookie, in this scope only.
+  await app.register(fastifyCookie);
   installErrorPages(app);
   // The options this plugin got carry its prefix: the plugins it registers add none of their own.
   const routeOpts = { ...opts, prefix: '' };

@@ -1,3 +1,4 @@
+import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashSecret } from '../../auth/secret-token.js';
 import type { AuditOrigin } from '../../domain/audit.js';
@@ -25,30 +26,25 @@ export interface ConsoleState {
 }
 
 /**
- * The session cookie. Browsers accept a `__Host-` cookie only with `Secure`, so on an http://
- * base URL (development) it goes without the prefix; either way `HttpOnly`, `SameSite=Lax`,
- * `Path=/`, no `Domain`.
+ * The session cookie, through @fastify/cookie (registered in the console's scope). Browsers
+ * accept a `__Host-` cookie only with `Secure`, so on an http:// base URL (development) it goes
+ * without the prefix; either way `HttpOnly`, `SameSite=Lax`, `Path=/`, no `Domain`.
  */
 export class SessionCookie {
   readonly name: string;
+  private readonly options: CookieSerializeOptions;
 
-  constructor(private readonly secure: boolean) {
+  constructor(secure: boolean) {
     this.name = secure ? '__Host-healthspan_console' : 'healthspan_console';
+    this.options = { path: '/', httpOnly: true, sameSite: 'lax', secure };
   }
 
   read(request: FastifyRequest): string | undefined {
-    const header = request.headers.cookie;
-    if (header === undefined) return undefined;
-    for (const part of header.split(';')) {
-      const eq = part.indexOf('=');
-      if (eq > 0 && part.slice(0, eq).trim() === this.name) return part.slice(eq + 1).trim();
-    }
-    return undefined;
+    return request.cookies[this.name];
   }
 
   set(reply: FastifyReply, value: string, maxAgeSeconds: number): void {
-    const flags = ['Path=/', 'HttpOnly', 'SameSite=Lax', ...(this.secure ? ['Secure'] : [])];
-    reply.header('set-cookie', `${this.name}=${value}; Max-Age=${maxAgeSeconds}; ${flags.join('; ')}`);
+    reply.setCookie(this.name, value, { ...this.options, maxAge: maxAgeSeconds });
   }
 
   clear(reply: FastifyReply): void {

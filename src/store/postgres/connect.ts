@@ -128,15 +128,22 @@ class NamedStatementClient implements PostgresPoolClient {
     return result as Promise<PostgresQueryResult<R>>;
   }
 
-  release(): void {
-    this.client.release();
+  /** `destroy`: Kysely gives up on the connection (a rollback failed); pg then closes it. */
+  release(destroy?: boolean): void {
+    this.client.release(destroy);
   }
 }
 
-/** The pool as Kysely reaches it: one `NamedStatementClient` per pg client, kept with it. */
-function namedStatementPool(pool: pg.Pool): PostgresPool {
+/**
+ * The pool as Kysely reaches it: one `NamedStatementClient` per pg client, kept with it. Its `end`
+ * resolves once every connection has closed (or a second passed), not when each was only asked
+ * to (pg's own): a process that says it stopped has no connection left that could fail afterwards.
+ */
+function namedStatementPool(pool: pg.Pool, open: Set<pg.Client>): PostgresPool {
   const clients = new WeakMap<pg.PoolClient, NamedStatementClient>();
   return {
+    // Kysely reads these only to cancel a query from another connection, which we never ask for.
+    options: pool.options,
     async connect() {
       const client = await pool.connect();
       let named = clients.get(client);
@@ -146,7 +153,18 @@ function namedStatementPool(pool: pg.Pool): PostgresPool {
       }
       return named;
     },
-    end: () => pool.end(),
+    end: async () => {
+      await pool.end();
+      // At most a second: on a network that stopped answering, a goodbye is never acknowledged.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all([...open].map((client) => new Promise((resolve) => client.once('end', resolve)))),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, 1000);
+        }),
+      ]);
+      clearTimeout(timer);
+    },
   };
 }
 
@@ -164,6 +182,8 @@ export function connectPostgres(
   // An idle connection that dies (server restart, network) is removed by the pool, which then
   // emits 'error': without a listener that would end the process.
   pool.on('error', (error) => {
+    // Closing: the connections are going anyway (a server that ends them first says so).
+    if (pool.ending) return;
     // Not the failure of whichever request or job first opened the connection.
     outsideContext(() =>
       logger.warn(
@@ -174,9 +194,12 @@ export function connectPostgres(
   });
   // A connection in use has no pool listener: its failure surfaces as the error of its next
   // query, which the caller handles; this listener only keeps the event from ending the process.
+  const open = new Set<pg.Client>();
   pool.on('connect', (client) => {
     client.on('error', () => {});
+    open.add(client);
+    client.once('end', () => open.delete(client));
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool, open) }) });
   return { db };
 }

@@ -249,18 +249,29 @@ function writes(
       // was planned as a scan of the whole artifacts table. Without `withBytes` (an object store
       // holds them) the rows alone.
       const query = (withBytes ? marks : rowMarks).get(artifacts.length, () => {
-        let statement = withBytes
-          ? db
-              .with('contents', (qc) => upsertArtifactContents(qc, artifacts.length))
-              .with('a0', () => markArtifactAvailable(db, 0))
-          : db.with('a0', () => markArtifactAvailable(db, 0));
+        let statement = ctesOnly<Database>(
+          withBytes
+            ? db
+                .with('contents', (qc) => upsertArtifactContents(qc, artifacts.length))
+                .with('a0', () => markArtifactAvailable(db, 0))
+            : db.with('a0', () => markArtifactAvailable(db, 0)),
+        );
         for (let i = 1; i < artifacts.length; i++)
-          statement = statement.with(`a${i}`, () => markArtifactAvailable(db, i));
+          statement = ctesOnly<Database>(statement.with(`a${i}`, () => markArtifactAvailable(db, i)));
         return namedQuery(touchResult(statement).compile());
       });
       await runner.run(trx, query, { ...availableValues(artifacts), resultId, now });
     },
   };
+}
+
+/**
+ * A chain of common table expressions named a0, a1, … as the query creator it started from: the
+ * statement reads none of those names, which only order the writes, so their types are dropped
+ * (Kysely would otherwise grow the type by one table per link, which it cannot assign back).
+ */
+function ctesOnly<DB>(chain: object): QueryCreator<DB> {
+  return chain as QueryCreator<DB>;
 }
 
 /** `Driver.completeJob`: one statement per shape (with a successor or not, a status or not). */
@@ -360,11 +371,13 @@ function createResultStatement(db: Kysely<Database>, artifactCount: number) {
   type WithResult = QueryCreator<Database & { r: { id: string } }>;
   let statement: WithResult = db.with('r', () => insertResultIfAbsent(db));
   for (let i = 0; i < artifactCount; i++) {
-    statement = statement.with(`a${i}`, (qb: WithResult) =>
-      qb
-        .insertInto('artifacts')
-        .columns(ARTIFACT_COLUMNS)
-        .expression(qb.selectFrom('r').select(rowSelection(`a${i}`, ARTIFACT_COLUMNS))),
+    statement = ctesOnly<Database & { r: { id: string } }>(
+      statement.with(`a${i}`, (qb: WithResult) =>
+        qb
+          .insertInto('artifacts')
+          .columns(ARTIFACT_COLUMNS)
+          .expression(qb.selectFrom('r').select(rowSelection(`a${i}`, ARTIFACT_COLUMNS))),
+      ),
     );
   }
   return statement.selectFrom('r').select(sql<number>`count(*)::integer`.as('created'));

@@ -61,8 +61,12 @@ async function main(argv: string[]): Promise<void> {
       );
     },
     onForwarded: (outcome) => process.stdout.write(`${line(outcome)}\n`),
-    onReconnecting: ({ delayMs, reason }) =>
-      process.stderr.write(`The stream dropped (${reason}); reconnecting in ${delayMs} ms.\n`),
+    onReconnecting: ({ delayMs, reason, connected }) =>
+      process.stderr.write(
+        connected
+          ? `The stream dropped (${reason}); reconnecting in ${delayMs} ms.\n`
+          : `Cannot reach the service at ${baseUrl} (${reason}); check --base-url or HEALTHSPAN_BASE_URL and that the service runs. Trying again in ${delayMs} ms.\n`,
+      ),
     onReportFailed: ({ eventId, error }) =>
       process.stderr.write(`Could not report the answer to ${eventId}: ${error.message}\n`),
   });

@@ -19,7 +19,7 @@ export function Field({
   name: string;
   label: string;
   form: FormState;
-  type?: string;
+  type?: 'text' | 'password' | 'datetime-local';
   hint?: string;
   /** Keeps ids apart between the pages' forms. */
   idPrefix?: string;
@@ -39,10 +39,10 @@ export function Field({
           {hint}
         </span>
       ) : null}
-      <input
+      <Input
+        type={type}
         id={id}
         name={name}
-        type={type}
         inputmode={inputMode}
         required={required}
         spellcheck={spellcheck}
@@ -58,4 +58,25 @@ export function Field({
       ) : null}
     </div>
   );
+}
+
+/** What a field's input carries: no role, no list, so each type's attributes allow all of it. */
+interface InputProps {
+  type: 'text' | 'password' | 'datetime-local';
+  id: string;
+  name: string;
+  inputmode: 'numeric' | undefined;
+  required: boolean | undefined;
+  spellcheck: boolean | undefined;
+  value: string;
+  'aria-describedby': string | undefined;
+  'aria-invalid': 'true' | undefined;
+  autocomplete: 'off';
+}
+
+/** An input of one of the types a field may have: each its own element, as its attributes differ. */
+function Input({ type, ...attributes }: InputProps) {
+  if (type === 'password') return <input type="password" {...attributes} />;
+  if (type === 'datetime-local') return <input type="datetime-local" {...attributes} />;
+  return <input type="text" {...attributes} />;
 }
