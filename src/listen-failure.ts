@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { ConfigError } from './config.js';
 
 /**
@@ -32,5 +33,25 @@ export function explainListenFailure(
       );
     default:
       return error;
+  }
+}
+
+/**
+ * Listens on `port` at `host` for an instant and lets go, before the service opens its store: a
+ * start refused for its port then writes nothing to the database (the real listen comes after
+ * migrating, and may still lose a race for the port, which it explains the same way).
+ */
+export async function checkPortFree(where: Parameters<typeof explainListenFailure>[1]): Promise<void> {
+  if (where.port === 0) return;
+  const server = net.createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port: where.port, host: where.host, exclusive: true }, () => resolve());
+    });
+  } catch (error) {
+    throw explainListenFailure(error, where);
+  } finally {
+    await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
   }
 }

@@ -17,7 +17,7 @@ import { BackupScheduler, lastBackupSeconds } from './lifecycle/backup-scheduler
 import { registerErasureJobs } from './lifecycle/erasure-job.js';
 import type { ReplayReport } from './lifecycle/replay.js';
 import { checkLedgerBeforeOpening, guardLedger } from './lifecycle/start-guard.js';
-import { explainListenFailure } from './listen-failure.js';
+import { checkPortFree, explainListenFailure } from './listen-failure.js';
 import { createLogger } from './logger.js';
 import { WebhookEndpoints } from './operations/callback-endpoint.js';
 import {
@@ -90,6 +90,8 @@ export async function startService(config: Config, options: ServiceOptions): Pro
   // The door's and the check step's fingerprint, taken now rather than by the first submission.
   checksIdentity();
   // Before the store opens: the pg instrumentation must patch the client before it connects.
+  const listenAt = { setting: 'PORT', port: config.port, hostSetting: 'HOST', host: config.host } as const;
+  await checkPortFree(listenAt);
   const stopTracing = config.otlpEndpoint ? await startTracing({ serviceVersion: VERSION, role }) : undefined;
   const { store, replayed } = await openServiceStore(config, { clock, logger, stopTracing });
   // The worker yields to partners' requests only when both share this process's event loop.
@@ -113,12 +115,7 @@ export async function startService(config: Config, options: ServiceOptions): Pro
     await worker?.stop();
     await store.close();
     await stopTracing?.();
-    throw explainListenFailure(error, {
-      setting: 'PORT',
-      port: config.port,
-      hostSetting: 'HOST',
-      host: config.host,
-    });
+    throw explainListenFailure(error, listenAt);
   }
   const metrics =
     config.metricsPort === undefined

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_DATABASE_URL, createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { waitUntil } from '../helpers/pipeline.js';
@@ -141,6 +143,19 @@ describe('a database that cannot be opened', () => {
   });
 });
 
+async function tableCount(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      "select count(*) as n from information_schema.tables where table_schema = 'public'",
+    );
+    return Number(rows[0]?.n);
+  } finally {
+    await client.end();
+  }
+}
+
 describe('the start around the database', () => {
   let database: TestDatabase | undefined;
   let databaseUrl = '';
@@ -154,21 +169,25 @@ describe('the start around the database', () => {
     await database?.drop();
   });
 
-  it('a PORT another process holds: names PORT and suggests a free one, with no warning before it', async () => {
+  it('a PORT another process holds: names PORT and suggests a free one, with no warning before it, and writes nothing', async () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve, reject) => {
       blocker.once('error', reject);
       blocker.listen(0, '127.0.0.1', () => resolve());
     });
     const { port } = blocker.address() as net.AddressInfo;
+    const dataDir = tempDataDir();
     try {
       await expectStartsToFail(
-        { DATABASE_URL: databaseUrl, PORT: String(port) },
+        { DATABASE_URL: databaseUrl, PORT: String(port), DATA_DIR: dataDir },
         `PORT=${port} is already in use on 127.0.0.1 (another process listens there); stop that process, or set PORT to a free port (for example PORT=${port + 1}).`,
       );
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
+    // Refused before the store was opened: no database made, no migration run.
+    if (database) expect(await tableCount(database.url)).toBe(0);
+    else expect(fs.readdirSync(dataDir).filter((n) => n.startsWith('healthspan.sqlite'))).toEqual([]);
   });
 
   it('warns of generated secrets once started, and only where processes can share the store (DATABASE_URL)', async () => {
