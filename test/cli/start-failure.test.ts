@@ -3,9 +3,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_DATABASE_URL, createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import {
+  ADMIN_DATABASE_URL,
+  createTestDatabase,
+  type TestDatabase,
+  tableCount,
+} from '../helpers/database.js';
 import { waitUntil } from '../helpers/pipeline.js';
 import { freePort } from '../helpers/processes.js';
 import { tempDataDir, testStoreKind } from '../helpers/service.js';
@@ -142,19 +146,6 @@ describe('a database that cannot be opened', () => {
     });
   });
 });
-
-async function tableCount(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(
-      "select count(*) as n from information_schema.tables where table_schema = 'public'",
-    );
-    return Number(rows[0]?.n);
-  } finally {
-    await client.end();
-  }
-}
 
 describe('the start around the database', () => {
   let database: TestDatabase | undefined;

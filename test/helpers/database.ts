@@ -90,3 +90,17 @@ export async function dropRunDatabases(runId: string): Promise<string[]> {
     return rows.map((r) => r.datname);
   });
 }
+
+/** How many tables the database at `url` holds in its public schema (a refused start made none). */
+export async function tableCount(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      "select count(*) as n from information_schema.tables where table_schema = 'public'",
+    );
+    return Number(rows[0]?.n);
+  } finally {
+    await client.end();
+  }
+}

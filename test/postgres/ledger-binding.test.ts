@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService } from '../../src/service.js';
 import { runCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase, type TestDatabase, tableCount } from '../helpers/database.js';
 import { startTestService, tempDataDir } from '../helpers/service.js';
 
 /**
@@ -42,19 +41,6 @@ async function eraseOne(env: Record<string, string>): Promise<string> {
 function storeIdOf(ledgerFile: string): string {
   const [first] = fs.readFileSync(ledgerFile, 'utf8').split('\n');
   return String((JSON.parse(String(first)) as { store: string }).store);
-}
-
-async function tableCount(url: string): Promise<number> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: string }>(
-      "select count(*) as n from information_schema.tables where table_schema = 'public'",
-    );
-    return Number(rows[0]?.n);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The embedded store's service, started in this process (the project runs PostgreSQL's by default). */
