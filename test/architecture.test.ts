@@ -164,6 +164,37 @@ describe('surfaces and operations (issue 40)', () => {
   });
 });
 
+describe('the store as the only door to the data (issue 48)', () => {
+  it('lets only store/ import the database and object store clients', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-door-imports-'));
+    const pkg = (name: string) => `import client from '${name}';\nexport const used = [client];\n`;
+    write(dir, {
+      // Allowed: the store's drivers and its object store.
+      'src/store/sqlite/driver.ts': pkg('better-sqlite3'),
+      'src/store/postgres/connect.ts': pkg('pg'),
+      'src/store/object-store/s3.ts': pkg('minio'),
+      'src/store/object-store/signed-put.ts': pkg('aws4'),
+      // Refused, one each: a layer above opening the data itself.
+      'src/lifecycle/backup-copy.ts': pkg('better-sqlite3'),
+      'src/cli/psql.ts': pkg('pg'),
+      'src/http/routes/bytes.ts': pkg('minio'),
+      'src/operations/sign.ts': pkg('aws4'),
+      'src/reports/cache.ts': pkg('better-sqlite3'),
+    });
+    try {
+      expect(lint(dir).sort()).toEqual([
+        'src/cli/psql.ts:1 lint/style/noRestrictedImports',
+        'src/http/routes/bytes.ts:1 lint/style/noRestrictedImports',
+        'src/lifecycle/backup-copy.ts:1 lint/style/noRestrictedImports',
+        'src/operations/sign.ts:1 lint/style/noRestrictedImports',
+        'src/reports/cache.ts:1 lint/style/noRestrictedImports',
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the PDF engine (src/reports/pdf/)', () => {
   it('is reached through its entry only, and reaches nothing of ours outside itself but the shared cache', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'healthspan-pdf-imports-'));

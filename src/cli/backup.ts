@@ -3,9 +3,9 @@ import { type Command, Option } from 'commander';
 import { systemClock } from '../clock.js';
 import { loadConfig } from '../config.js';
 import { BackupError, createBackup, verifyBackup } from '../lifecycle/backup.js';
-import type { CopyMethod } from '../lifecycle/backup-copy.js';
 import { restoreBackup } from '../lifecycle/restore.js';
 import { createLogger } from '../logger.js';
+import type { CopyMethod } from '../store/sqlite/backup-copy.js';
 import { sqliteFile } from '../store/sqlite/driver.js';
 import { print } from './output.js';
 import { ORIGIN } from './store.js';
@@ -33,7 +33,12 @@ export function addBackupCommands(program: Command): void {
     .action(async (opts: { to: string; method: CopyMethod }) => {
       const config = loadConfig();
       if (config.databaseUrl !== undefined) throw new BackupError(POSTGRES);
-      print(await createBackup(sqliteFile(config.dataDir), path.resolve(opts.to), { method: opts.method }));
+      print(
+        await createBackup(sqliteFile(config.dataDir), path.resolve(opts.to), {
+          method: opts.method,
+          now: systemClock,
+        }),
+      );
     });
   backup
     .command('verify <path>')

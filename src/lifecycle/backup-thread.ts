@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { CopyMethod } from '../store/sqlite/backup-copy.js';
 import { createBackup } from './backup.js';
-import type { CopyMethod } from './backup-copy.js';
 
 /**
  * A scheduled backup, on a thread of its own: the copy and its integrity check are synchronous

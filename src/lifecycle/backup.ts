@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { faultPoint } from '../fault-points.js';
 import {
   leftoverPartials,
@@ -12,7 +12,6 @@ import {
   writeFileDurably,
 } from '../store/durable.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
-import { VERSION } from '../version.js';
 import {
   type CopyFacts,
   type CopyMethod,
@@ -20,7 +19,8 @@ import {
   finaliseCopy,
   inspectCopy,
   inspectOnThread,
-} from './backup-copy.js';
+} from '../store/sqlite/backup-copy.js';
+import { VERSION } from '../version.js';
 
 export const MANIFEST_FORMAT = 'healthspan-backup/1';
 
@@ -104,10 +104,10 @@ function checkTarget(source: string, target: string): void {
 export async function createBackup(
   source: string,
   target: string,
-  opts: { method?: CopyMethod; now?: () => Date } = {},
+  opts: { method?: CopyMethod; now: Clock },
 ): Promise<BackupManifest & { leftovers: LeftoverReport }> {
   const method = opts.method ?? 'online';
-  const now = opts.now ?? systemClock;
+  const { now } = opts;
   checkTarget(source, target);
   const dir = path.dirname(target);
   const leftovers = await removeLeftovers(dir, orphanManifest(target));

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -10,7 +9,7 @@ import { faultPoint } from '../fault-points.js';
 import { partialName, syncDirectory, syncFile } from '../store/durable.js';
 import { ledgerBookFor, Store } from '../store/index.js';
 import { type LedgerContents, LedgerError } from '../store/ledger/index.js';
-import { isSqliteBusy } from '../store/sqlite/busy.js';
+import { storeInUse } from '../store/sqlite/backup-copy.js';
 import { sqliteFile } from '../store/sqlite/driver.js';
 import { BackupError, type BackupManifest, removeLeftovers, verifyBackup } from './backup.js';
 import { type ReplayReport, recordRestore, replayErasures } from './replay.js';
@@ -54,25 +53,12 @@ async function checkLedger(config: Config, manifest: BackupManifest): Promise<vo
   }
 }
 
-/**
- * Refuses while any process has the store open: the service must be stopped. An exclusive lock
- * is refused while another connection holds the file (WAL mode keeps a lock while open).
- */
+/** Refuses while any process has the store open: the service must be stopped. */
 function assertStopped(file: string, dataDir: string): void {
-  if (!fs.existsSync(file)) return;
-  const db = new SqliteDatabase(file, { fileMustExist: true });
-  try {
-    db.pragma('busy_timeout = 0');
-    db.pragma('locking_mode = EXCLUSIVE');
-    db.exec('begin exclusive');
-    db.exec('commit');
-  } catch (error) {
-    if (!isSqliteBusy(error)) throw error;
+  if (storeInUse(file)) {
     throw new BackupError(
       `the store in DATA_DIR=${dataDir} is in use (the service is running): stop every process using it, then restore (nothing was restored)`,
     );
-  } finally {
-    db.close();
   }
 }
 

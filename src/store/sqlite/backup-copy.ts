@@ -1,7 +1,12 @@
+import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import SqliteDatabase from 'better-sqlite3';
+import { isSqliteBusy } from './busy.js';
 
 /**
+ * The embedded store's copies, as backups take and check them (lifecycle/backup.ts): the store's
+ * door to SQLite for them, so that nothing outside store/ opens the database file.
+ *
  * How a copy of the live store is taken: SQLite's online backup API in one step (`online`, the
  * default), or `VACUUM INTO` (`vacuum`). Both read one snapshot in one read transaction, which in
  * WAL mode never blocks the service's writers; `bench/backup.mjs` measures both
@@ -28,6 +33,27 @@ export async function copyStore(source: string, target: string, method: CopyMeth
       // service commits meanwhile, which under a steady load it always does.
       await db.backup(target, { progress: () => 0x7fffffff });
     }
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Whether a process has the store at `file` open: an exclusive lock is refused while another
+ * connection holds the file (WAL mode keeps a lock while open). False when there is no file.
+ */
+export function storeInUse(file: string): boolean {
+  if (!fs.existsSync(file)) return false;
+  const db = new SqliteDatabase(file, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 0');
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('begin exclusive');
+    db.exec('commit');
+    return false;
+  } catch (error) {
+    if (!isSqliteBusy(error)) throw error;
+    return true;
   } finally {
     db.close();
   }
