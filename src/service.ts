@@ -199,8 +199,9 @@ async function openServiceStore(
   parts: { clock: Clock; logger: Logger; stopTracing: (() => Promise<void>) | undefined },
 ): Promise<{ store: Store; replayed: ReplayReport | undefined }> {
   const { clock, logger } = parts;
+  let settled: boolean;
   try {
-    await checkLedgerBeforeOpening(config, logger);
+    settled = await checkLedgerBeforeOpening(config, logger);
     await checkArtifactStore(config);
   } catch (error) {
     await parts.stopTracing?.();
@@ -218,7 +219,10 @@ async function openServiceStore(
       const { applied } = await store.migrate();
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
-    return { store, replayed: await guardLedger(config, store, { clock, logger }) };
+    // Settled before the writable open stays settled: an erasure appended meanwhile (another
+    // process) is applied by the database in the same commit.
+    const replayed = settled ? undefined : await guardLedger(config, store, { clock, logger });
+    return { store, replayed };
   } catch (error) {
     await store.close();
     await parts.stopTracing?.();

@@ -14,21 +14,23 @@ import { type ReplayReport, replayErasures } from './replay.js';
  * restored from a backup misses those made since, and one whose replay was stopped may still hold
  * subjects it was erasing: the start refuses either, in one sentence, until `erasures replay` has
  * run (or goes on to replay with ERASURE_REPLAY_ON_START, `guardLedger`). A missing, damaged or
- * foreign ledger always refuses. Nothing is written to a database a start refuses.
+ * foreign ledger always refuses. Nothing is written to a database a start refuses. True when the
+ * database was found settled, so the start need not compare them again once it has migrated.
  */
 export async function checkLedgerBeforeOpening(
   config: Pick<Config, 'erasureReplayOnStart'> & StoreConfig,
   logger: Logger,
-): Promise<void> {
+): Promise<boolean> {
   const checked = await withReadOnlyStore(config, logger, async (view) => {
     const verdict = await compareLedger(view.ledger, {
       replayState: view.migrations.has('0026_erasure_replay_state'),
     });
     if (verdict.kind === 'broken') throw new ConfigError(verdict.message);
     if (!settled(verdict) && !config.erasureReplayOnStart) throw new ConfigError(refusalOf(verdict));
-    return true;
+    return settled(verdict);
   });
-  if (!checked) await refuseAnothersLedger(config);
+  if (checked === undefined) await refuseAnothersLedger(config);
+  return checked === true;
 }
 
 /**
@@ -52,9 +54,10 @@ async function refuseAnothersLedger(config: StoreConfig): Promise<void> {
 }
 
 /**
- * Once migrated, before a process serves: what `checkLedgerBeforeOpening` refused, replayed here
- * when ERASURE_REPLAY_ON_START asks (logged, and audited as the system's); and the same checks on
- * a database that had no ledger state before this start migrated it. A database whose migrations
+ * Once migrated, before a process serves, where `checkLedgerBeforeOpening` did not find the
+ * database settled: what it let through for ERASURE_REPLAY_ON_START, replayed here (logged, and
+ * audited as the system's); and the same checks on a database that had no ledger state before
+ * this start migrated it. A database whose migrations
  * are pending, or that does not answer, is left to the readiness check (`MIGRATE_ON_START=false`).
  */
 export async function guardLedger(

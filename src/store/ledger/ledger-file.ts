@@ -111,14 +111,6 @@ export class ErasureLedger {
     private readonly keys: LedgerKeys,
   ) {}
 
-  subjectHash(tenantId: string, partnerSubjectId: string): string {
-    return this.keys.subjectHash(tenantId, partnerSubjectId);
-  }
-
-  exists(): boolean {
-    return fs.existsSync(this.file);
-  }
-
   /** Every entry, each checked against its MAC and its predecessor; `LedgerError` at the first that fails. */
   async read(): Promise<LedgerContents> {
     let text: string;
@@ -130,33 +122,32 @@ export class ErasureLedger {
       throw unreadable(this.file, error);
     }
     const { lines, torn } = splitLines(text);
+    const parsed = lines.map(tryParse);
     // Another database's ledger is said to be so before its chain is checked: written on another
     // host, its MACs would fail with this one's key, and "damaged" would send the operator the
     // wrong way.
-    const foreignStore = lines
-      .map((line) => tryParse(line)?.store)
+    const foreignStore = parsed
+      .map((entry) => entry?.store)
       .find((store) => typeof store === 'string' && store !== this.storeId);
     if (foreignStore !== undefined) return { exists: true, entries: [], torn, foreignStore };
     const entries: LedgerEntry[] = [];
-    for (const [i, line] of lines.entries()) {
-      const entry = this.check(line, i + 1, entries.at(-1));
-      entries.push(entry);
-    }
+    for (const [i, entry] of parsed.entries()) entries.push(this.check(entry, i + 1, entries.at(-1)));
     return { exists: true, entries, torn, foreignStore: undefined };
   }
 
-  /** A line as an entry, or `LedgerError` naming it when it is not the one the chain expects. */
-  private check(line: string, lineNo: number, previous: LedgerEntry | undefined): LedgerEntry {
+  /**
+   * A parsed line as an entry (undefined: it was not JSON), or `LedgerError` naming it when it is
+   * not the one the chain expects.
+   */
+  private check(
+    parsed: Partial<LedgerEntry> | undefined,
+    lineNo: number,
+    previous: LedgerEntry | undefined,
+  ): LedgerEntry {
     const damaged = (why: string) =>
       new LedgerError(`the erasure ledger ${this.file} is damaged at line ${lineNo} (${why})`);
-    let entry: LedgerEntry;
-    try {
-      entry = JSON.parse(line) as LedgerEntry;
-    } catch {
-      throw damaged('not an entry');
-    }
-    if (typeof entry !== 'object' || entry === null || typeof entry.mac !== 'string')
-      throw damaged('not an entry');
+    if (parsed === undefined || typeof parsed.mac !== 'string') throw damaged('not an entry');
+    const entry = parsed as LedgerEntry;
     if (entry.seq !== (previous?.seq ?? 0) + 1) throw damaged('an entry is missing before it');
     if (entry.prev !== (previous?.mac ?? '')) throw damaged('it does not follow the entry before it');
     const expected = Buffer.from(this.keys.macOf(entry), 'hex');
