@@ -5,7 +5,13 @@ import { Worker } from 'node:worker_threads';
 import type { Clock } from '../clock.js';
 import type { MaintenanceService, PassReport } from '../queue/maintenance/service.js';
 import { emit } from '../telemetry/events.js';
-import { type BackupManifest, type LeftoverReport, manifestFile, removeLeftovers } from './backup.js';
+import {
+  type BackupManifest,
+  type LeftoverReport,
+  manifestFile,
+  orphanManifest,
+  removeLeftovers,
+} from './backup.js';
 
 const NAME = /^healthspan-(\d{8}T\d{6}Z)\.sqlite$/;
 
@@ -32,9 +38,9 @@ function orphanManifests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
   return fs
     .readdirSync(dir)
-    .filter((n) => n.endsWith('.manifest.json') && NAME.test(n.slice(0, -'.manifest.json'.length)))
-    .map((n) => path.join(dir, n))
-    .filter((manifest) => !fs.existsSync(manifest.slice(0, -'.manifest.json'.length)));
+    .map((name) => name.replace(/\.manifest\.json$/, ''))
+    .filter((name) => NAME.test(name))
+    .flatMap((name) => orphanManifest(path.join(dir, name)));
 }
 
 /** When the newest backup in `dir` was taken, in Unix seconds; undefined while there is none. */

@@ -85,10 +85,14 @@ export function orphanManifest(target: string): string[] {
   return fs.existsSync(manifestFile(target)) && !fs.existsSync(target) ? [manifestFile(target)] : [];
 }
 
+function existsAlready(target: string): BackupError {
+  return new BackupError(`${target} exists already: a backup never replaces a file; choose a new path`);
+}
+
 /** Refuses, writing nothing, a target that cannot become a new backup. */
 function checkTarget(source: string, target: string): void {
   if (fs.existsSync(target)) {
-    throw new BackupError(`${target} exists already: a backup never replaces a file; choose a new path`);
+    throw existsAlready(target);
   }
   if (!fs.existsSync(source)) throw new BackupError(`there is no store at ${source} to back up`);
   const dir = path.dirname(target);
@@ -155,7 +159,7 @@ async function nameCopy(partial: string, target: string): Promise<void> {
   } catch (error) {
     await fsp.rm(manifestFile(target), { force: true });
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new BackupError(`${target} exists already: a backup never replaces a file; choose a new path`);
+      throw existsAlready(target);
     }
     throw error;
   }
